@@ -1,0 +1,59 @@
+//! The shared line splitter of every line-log dialect (FORMATS.md §8.1
+//! "Lines"): a line ends at LF and one CR before it is dropped; U+0085,
+//! U+2028 and U+2029 are not line ends. Offsets and 1-based line numbers are
+//! exact.
+
+/// One physical line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub number: u64,
+    /// Byte offset of the line's first byte in the input.
+    pub offset: u64,
+    /// The text without its LF and without one trailing CR.
+    pub text: &'a str,
+}
+
+/// Iterates the lines of `text` (a final line without LF included; an empty
+/// text has no lines).
+pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
+    let bytes = text.as_bytes();
+    let mut pos = 0usize;
+    let mut number = 0u64;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        let end = match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(i) => {
+                pos = start + i + 1;
+                start + i
+            }
+            None => {
+                pos = bytes.len();
+                bytes.len()
+            }
+        };
+        let mut stop = end;
+        if stop > start && bytes[stop - 1] == b'\r' {
+            stop -= 1;
+        }
+        number += 1;
+        Some(Line { number, offset: start as u64, text: &text[start..stop] })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lf_crlf_and_no_final_newline() {
+        let v: Vec<_> = lines("a\r\nb\n\nc").map(|l| (l.number, l.offset, l.text)).collect();
+        assert_eq!(v, vec![(1, 0, "a"), (2, 3, "b"), (3, 5, ""), (4, 6, "c")]);
+        assert_eq!(lines("").count(), 0);
+        // U+2028 inside a line is not a line end.
+        assert_eq!(lines("x\u{2028}y\n").count(), 1);
+    }
+}

@@ -1,0 +1,211 @@
+//! JSON-RPC ids, kept with their exact JSON type (FORMATS.md §1.1, §3.1).
+//!
+//! A valid MCP request id is a string or an integer; `1` and `"1"` are
+//! different ids. Pairing compares by JSON type and value first, then by
+//! number ("loose" key) to catch `id_type_changed` (DESIGN.md rule 5).
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// An `id` member exactly as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    /// No `id` member.
+    Absent,
+    /// `"id": null`.
+    Null,
+    /// An integer (kept up to ±2^127; larger ones are `Number`).
+    Int(i128),
+    /// A string, unescaped.
+    Str(Box<str>),
+    /// Any other number (fractional, exponent, out of range): its JSON text.
+    Number(Box<str>),
+    /// An object, array or boolean: its JSON text (never valid).
+    Other(Box<str>),
+}
+
+/// A valid id: string or integer (DESIGN.md rule 3). The strict pairing key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ValidId {
+    /// An integer id.
+    Int(i128),
+    /// A string id.
+    Str(Box<str>),
+}
+
+/// The loose key: the same number in another form (`5`, `"5"`, `5.0`)
+/// gives the same key (DESIGN.md rule 5).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum LooseKey {
+    /// An integral number, from an integer, a numeric string or `5.0`.
+    Int(i128),
+    /// A non-integral number, by its `f64` bits.
+    Float(u64),
+    /// A non-numeric string.
+    Str(Box<str>),
+}
+
+/// 2^53: integers beyond ±2^53 are `id_precision_risk` (DESIGN.md catalogue).
+pub const TWO_53: i128 = 1 << 53;
+
+impl Id {
+    /// Reads an id from its raw JSON text (already known to be one value).
+    pub fn from_raw(raw: &str) -> Id {
+        let t = raw.trim();
+        match t.as_bytes().first() {
+            Some(b'"') => match serde_json::from_str::<String>(t) {
+                Ok(s) => Id::Str(s.into()),
+                Err(_) => Id::Other(t.into()),
+            },
+            Some(b'n') if t == "null" => Id::Null,
+            Some(c) if *c == b'-' || c.is_ascii_digit() => {
+                let is_int = t.bytes().all(|b| b == b'-' || b.is_ascii_digit());
+                if is_int {
+                    match t.parse::<i128>() {
+                        Ok(v) => Id::Int(v),
+                        Err(_) => Id::Number(t.into()),
+                    }
+                } else {
+                    Id::Number(t.into())
+                }
+            }
+            _ => Id::Other(t.into()),
+        }
+    }
+
+    /// The strict key when this id is valid (string or integer).
+    pub fn valid(&self) -> Option<ValidId> {
+        match self {
+            Id::Int(v) => Some(ValidId::Int(*v)),
+            Id::Str(s) => Some(ValidId::Str(s.clone())),
+            _ => None,
+        }
+    }
+
+    /// The loose key of a string or number id.
+    pub fn loose(&self) -> Option<LooseKey> {
+        match self {
+            Id::Int(v) => Some(LooseKey::Int(*v)),
+            Id::Str(s) => Some(loose_of_number_text(s).unwrap_or_else(|| LooseKey::Str(s.clone()))),
+            Id::Number(t) => loose_of_number_text(t),
+            _ => None,
+        }
+    }
+
+    /// `true` for a number with a fractional part or exponent form
+    /// (`fractional_id`).
+    pub fn is_fractional(&self) -> bool {
+        matches!(self, Id::Number(t) if t.contains(['.', 'e', 'E']))
+    }
+
+    /// `true` for an integer beyond ±2^53 (`id_precision_risk`).
+    pub fn precision_risk(&self) -> bool {
+        match self {
+            Id::Int(v) => v.abs() > TWO_53,
+            Id::Number(t) => !t.contains(['.', 'e', 'E']),
+            _ => false,
+        }
+    }
+
+    /// The id as a JSON value for `summary.json` (`null` for absent).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Id::Absent | Id::Null => Value::Null,
+            Id::Int(v) => {
+                if let Ok(x) = i64::try_from(*v) {
+                    Value::from(x)
+                } else if let Ok(x) = u64::try_from(*v) {
+                    Value::from(x)
+                } else {
+                    serde_json::from_str(&v.to_string()).unwrap_or(Value::Null)
+                }
+            }
+            Id::Str(s) => Value::String(s.to_string()),
+            Id::Number(t) | Id::Other(t) => serde_json::from_str(t).unwrap_or(Value::Null),
+        }
+    }
+
+    /// The id's JSON text (`1`, `"1"`, `null`; empty for absent), as
+    /// `pairs.csv` writes it.
+    pub fn json_text(&self) -> String {
+        match self {
+            Id::Absent => String::new(),
+            Id::Null => "null".into(),
+            Id::Int(v) => v.to_string(),
+            Id::Str(s) => serde_json::to_string(s).unwrap_or_default(),
+            Id::Number(t) | Id::Other(t) => t.to_string(),
+        }
+    }
+}
+
+impl ValidId {
+    /// Back to an [`Id`].
+    pub fn to_id(&self) -> Id {
+        match self {
+            ValidId::Int(v) => Id::Int(*v),
+            ValidId::Str(s) => Id::Str(s.clone()),
+        }
+    }
+    /// Its loose key.
+    pub fn loose(&self) -> LooseKey {
+        self.to_id().loose().unwrap_or(LooseKey::Int(0))
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+fn loose_of_number_text(t: &str) -> Option<LooseKey> {
+    let t = t.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let b = t.as_bytes();
+    let start = usize::from(b[0] == b'-');
+    if start >= b.len() || !b[start].is_ascii_digit() {
+        return None;
+    }
+    if b[start..].iter().all(u8::is_ascii_digit) {
+        return t.parse::<i128>().ok().map(LooseKey::Int);
+    }
+    // A JSON number with fraction or exponent.
+    let f: f64 = serde_json::from_str::<f64>(t).ok()?;
+    if !t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
+        return None;
+    }
+    if f.fract() == 0.0 && f.abs() < 1e30 {
+        Some(LooseKey::Int(f as i128))
+    } else {
+        Some(LooseKey::Float(f.to_bits()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_keep_their_json_type() {
+        assert_eq!(Id::from_raw("1"), Id::Int(1));
+        assert_eq!(Id::from_raw("\"1\""), Id::Str("1".into()));
+        assert_eq!(Id::from_raw("null"), Id::Null);
+        assert_eq!(Id::from_raw("1.0"), Id::Number("1.0".into()));
+        assert_eq!(Id::from_raw("{}"), Id::Other("{}".into()));
+        assert_eq!(Id::from_raw("true"), Id::Other("true".into()));
+        assert!(Id::from_raw("20050.5").is_fractional());
+        assert!(Id::from_raw("9007199254740993").precision_risk());
+        assert!(!Id::from_raw("9007199254740992").precision_risk());
+    }
+
+    #[test]
+    fn loose_keys_match_numbers_in_other_forms() {
+        let five = Id::Int(5).loose();
+        assert_eq!(Id::from_raw("\"5\"").loose(), five);
+        assert_eq!(Id::from_raw("5.0").loose(), five);
+        assert_ne!(Id::from_raw("\"five\"").loose(), five);
+        assert_eq!(Id::from_raw("\"1\"").json_text(), "\"1\"");
+    }
+}

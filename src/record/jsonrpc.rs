@@ -1,0 +1,432 @@
+//! Classifying JSON-RPC 2.0 payloads without building `serde_json::Value`.
+//!
+//! [`parse_payload`] reads one JSON text (a stdio line's payload, a POST
+//! body, an SSE event's data) and extracts only the members the rules need:
+//! `jsonrpc`, `id`, `method`, whether `result` / `error` are present,
+//! `error.code`, `params.requestId` of `notifications/cancelled`,
+//! `params._meta.progressToken`, and the `protocolVersion` / `serverInfo`
+//! of an initialize result. Everything else is skipped as raw JSON text.
+//!
+//! Rules: JSON-RPC 2.0 §4–§6 (FORMATS.md §1.1), DESIGN.md rule 2 (counting)
+//! and the catalogue entries `invalid_request`, `bad_jsonrpc_version`,
+//! `result_and_error`, `neither_result_nor_error`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::id::Id;
+
+/// Request, notification or response (DESIGN.md rule 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Has `method` and an `id` member (any value).
+    Request,
+    /// Has `method` and no `id` member.
+    Notification,
+    /// Any other object.
+    Response,
+}
+
+/// An envelope problem found in one message (catalogue kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Problem {
+    /// `jsonrpc` missing or not exactly `"2.0"`.
+    BadJsonrpcVersion,
+    /// Not a valid request, notification or response; the text says why.
+    InvalidRequest(&'static str),
+    /// A response with both `result` and `error`.
+    ResultAndError,
+    /// A response with neither.
+    NeitherResultNorError,
+}
+
+/// One JSON-RPC message, reduced to what the rules use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Request, notification or response.
+    pub kind: Kind,
+    /// The `id` member exactly as written.
+    pub id: Id,
+    /// `method` when it is a string.
+    pub method: Option<Box<str>>,
+    /// `result` member present.
+    pub has_result: bool,
+    /// `error` member present (`"error": null` included).
+    pub has_error: bool,
+    /// `error.code` when it is an integer.
+    pub error_code: Option<i64>,
+    /// Envelope problems, in catalogue order.
+    pub problems: Vec<Problem>,
+    /// `params.requestId` of a `notifications/cancelled`.
+    pub cancel_id: Option<Id>,
+    /// `params._meta.progressToken` of a request.
+    pub progress_token: Option<Id>,
+    /// `result.protocolVersion` of a result that also has `serverInfo`
+    /// (an initialize result).
+    pub negotiated: Option<Box<str>>,
+    /// `result.serverInfo` `(name, version)` of an initialize result.
+    pub server_info: Option<(Box<str>, Box<str>)>,
+    /// `params.protocolVersion` of an `initialize` request.
+    pub offered: Option<Box<str>>,
+    /// Rebuilt from a log line that holds no body (LSP traces): envelope
+    /// checks do not apply (FORMATS.md §8.1 "Rebuilt messages").
+    pub rebuilt: bool,
+}
+
+/// A batch member: a message, or something that is not an object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Member {
+    /// A JSON object.
+    Message(Message),
+    /// Not an object (`1`, `"x"`, `null`): an `invalid_request`, no message.
+    NotObject,
+}
+
+/// What a frame holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Payload {
+    /// One JSON object.
+    Single(Message),
+    /// A JSON array (a batch, possibly empty).
+    Batch(Vec<Member>),
+    /// A traffic line without a JSON object or array (`non_json_line`).
+    NonJson,
+    /// A body that should hold JSON and does not (HTTP bodies).
+    Unparseable,
+}
+
+/// Why a text is not a JSON object or array.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PayloadError {
+    /// Not valid JSON; the parser's message (with its column).
+    #[error("not valid JSON: {0}")]
+    Syntax(String),
+    /// Valid JSON that is neither object nor array (`null`, `42`).
+    #[error("JSON {0}, not an object or array")]
+    NotContainer(&'static str),
+}
+
+/// Parses one payload text (exactly one JSON value, surrounding whitespace
+/// allowed) into a [`Payload::Single`] or [`Payload::Batch`].
+///
+/// Errors: [`PayloadError::Syntax`] for invalid JSON or trailing text,
+/// [`PayloadError::NotContainer`] for a scalar.
+pub fn parse_payload(text: &str) -> Result<Payload, PayloadError> {
+    let t = text.trim_matches(|c: char| c == ' ' || c == '\t' || c == '\n' || c == '\r');
+    match t.as_bytes().first() {
+        Some(b'{') => parse_message(t).map(Payload::Single),
+        Some(b'[') => {
+            let items: Vec<&RawValue> =
+                serde_json::from_str(t).map_err(|e| PayloadError::Syntax(e.to_string()))?;
+            let mut members = Vec::with_capacity(items.len());
+            for raw in items {
+                let r = raw.get();
+                if r.starts_with('{') {
+                    members.push(Member::Message(parse_message(r)?));
+                } else {
+                    members.push(Member::NotObject);
+                }
+            }
+            Ok(Payload::Batch(members))
+        }
+        _ => match serde_json::from_str::<IgnoredAny>(t) {
+            Ok(_) => Err(PayloadError::NotContainer(scalar_name(t))),
+            Err(e) => Err(PayloadError::Syntax(e.to_string())),
+        },
+    }
+}
+
+/// Length in bytes of the first JSON value at the start of `text` (after
+/// leading whitespace), for host logs that write text after the JSON
+/// (FORMATS.md §8.1 "Payload"). `None` when no value parses there.
+pub fn first_value_len(text: &str) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    match stream.next() {
+        Some(Ok(_)) => Some(stream.byte_offset()),
+        _ => None,
+    }
+}
+
+fn scalar_name(t: &str) -> &'static str {
+    match t.as_bytes().first() {
+        Some(b'n') => "null",
+        Some(b't') | Some(b'f') => "boolean",
+        Some(b'"') => "string",
+        _ => "number",
+    }
+}
+
+/// Parses one JSON object text into a [`Message`].
+pub fn parse_message(text: &str) -> Result<Message, PayloadError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = RawMessage::deserialize_from(&mut de).map_err(|e| PayloadError::Syntax(e.to_string()))?;
+    de.end().map_err(|e| PayloadError::Syntax(e.to_string()))?;
+    Ok(raw.into_message())
+}
+
+/// Members of one object, borrowed as raw JSON text.
+#[derive(Default)]
+struct RawMessage<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+    result: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
+}
+
+impl<'a> RawMessage<'a> {
+    fn deserialize_from(de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>) -> serde_json::Result<Self> {
+        de::Deserializer::deserialize_map(de, RawVisitor)
+    }
+
+    fn into_message(self) -> Message {
+        let mut problems = Vec::new();
+        let jsonrpc_ok = matches!(self.jsonrpc.map(|r| str_value(r.get())), Some(Some(ref s)) if s == "2.0");
+        if !jsonrpc_ok {
+            problems.push(Problem::BadJsonrpcVersion);
+        }
+        let id = self.id.map(|r| Id::from_raw(r.get())).unwrap_or(Id::Absent);
+        let method = self.method.and_then(|r| str_value(r.get())).map(|s| Box::<str>::from(s.as_ref()));
+        let params_ok = self.params.is_none_or(|p| matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')));
+        let mut msg = Message {
+            kind: Kind::Response,
+            id,
+            method: None,
+            has_result: self.result.is_some(),
+            has_error: self.error.is_some(),
+            error_code: None,
+            problems: Vec::new(),
+            cancel_id: None,
+            progress_token: None,
+            negotiated: None,
+            server_info: None,
+            offered: None,
+            rebuilt: false,
+        };
+        if self.method.is_some() {
+            msg.kind = if self.id.is_some() { Kind::Request } else { Kind::Notification };
+            if method.is_none() {
+                problems.push(Problem::InvalidRequest("method is not a string"));
+            } else if !params_ok {
+                problems.push(Problem::InvalidRequest("params is neither an object nor an array"));
+            } else if matches!(msg.id, Id::Other(_)) {
+                problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+            }
+            msg.method = method;
+            if let Some(p) = self.params.filter(|p| p.get().starts_with('{')) {
+                let fields = params_fields(p.get());
+                match msg.method.as_deref() {
+                    Some("notifications/cancelled") => msg.cancel_id = fields.request_id,
+                    Some("initialize") => msg.offered = fields.protocol_version,
+                    _ => {}
+                }
+                msg.progress_token = fields.progress_token;
+            }
+        } else {
+            if matches!(msg.id, Id::Other(_)) {
+                problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+            }
+            if let Some(e) = self.error {
+                let (valid, code) = error_shape(e.get());
+                msg.error_code = code;
+                if !valid {
+                    problems.push(Problem::InvalidRequest("error is not {code: integer, message: string}"));
+                }
+            }
+            match (msg.has_result, msg.has_error) {
+                (true, true) => problems.push(Problem::ResultAndError),
+                (false, false) => problems.push(Problem::NeitherResultNorError),
+                _ => {}
+            }
+            if let Some(r) = self.result {
+                let r = r.get();
+                if r.starts_with('{') && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some() {
+                    let f = result_fields(r);
+                    if f.server_info.is_some() {
+                        msg.negotiated = f.protocol_version;
+                        msg.server_info = f.server_info;
+                    }
+                }
+            }
+        }
+        msg.problems = problems;
+        msg
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawMessage<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut m = RawMessage::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let slot = match key.as_ref() {
+                "jsonrpc" => &mut m.jsonrpc,
+                "id" => &mut m.id,
+                "method" => &mut m.method,
+                "params" => &mut m.params,
+                "result" => &mut m.result,
+                "error" => &mut m.error,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            // A repeated member: the last one wins, as in JSON.parse.
+            *slot = Some(map.next_value::<&'de RawValue>()?);
+        }
+        Ok(m)
+    }
+}
+
+/// The string value of a raw JSON text, `None` if it is not a string.
+fn str_value(raw: &str) -> Option<Cow<'_, str>> {
+    if raw.starts_with('"') { serde_json::from_str::<Cow<str>>(raw).ok() } else { None }
+}
+
+/// `(valid, code)` of an `error` member: valid when it is
+/// `{code: integer, message: string}` or `null` (null is judged by
+/// `result_and_error` / the null-id rules instead).
+fn error_shape(raw: &str) -> (bool, Option<i64>) {
+    if raw == "null" {
+        return (true, None);
+    }
+    if !raw.starts_with('{') {
+        return (false, None);
+    }
+    let f = object_members(raw, &["code", "message"]);
+    let code = f[0].and_then(|c| {
+        let c = c.get();
+        if c.bytes().all(|b| b == b'-' || b.is_ascii_digit()) { c.parse::<i64>().ok() } else { None }
+    });
+    let message_ok = f[1].is_some_and(|m| m.get().starts_with('"'));
+    (code.is_some() && message_ok, code)
+}
+
+/// Raw values of the named members of one object text (missing → `None`).
+fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a RawValue>> {
+    struct V<'n>(&'n [&'n str]);
+    impl<'de, 'n> Visitor<'de> for V<'n> {
+        type Value = Vec<Option<&'de RawValue>>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = vec![None; self.0.len()];
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match self.0.iter().position(|n| *n == key.as_ref()) {
+                    Some(i) => out[i] = Some(map.next_value::<&'de RawValue>()?),
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    de.deserialize_map(V(names)).unwrap_or_else(|_| vec![None; names.len()])
+}
+
+#[derive(Default)]
+struct ParamsFields {
+    request_id: Option<Id>,
+    progress_token: Option<Id>,
+    protocol_version: Option<Box<str>>,
+}
+
+fn params_fields(raw: &str) -> ParamsFields {
+    let f = object_members(raw, &["requestId", "_meta", "protocolVersion"]);
+    let mut out = ParamsFields { request_id: f[0].map(|r| Id::from_raw(r.get())), ..Default::default() };
+    if let Some(meta) = f[1].filter(|m| m.get().starts_with('{')) {
+        out.progress_token = object_members(meta.get(), &["progressToken"])[0].map(|r| Id::from_raw(r.get()));
+    }
+    out.protocol_version = f[2].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+    out
+}
+
+struct ResultFields {
+    protocol_version: Option<Box<str>>,
+    server_info: Option<(Box<str>, Box<str>)>,
+}
+
+fn result_fields(raw: &str) -> ResultFields {
+    let f = object_members(raw, &["protocolVersion", "serverInfo"]);
+    let protocol_version = f[0].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+    let server_info = f[1].filter(|r| r.get().starts_with('{')).map(|r| {
+        let g = object_members(r.get(), &["name", "version"]);
+        let s = |x: Option<&RawValue>| -> Box<str> {
+            x.and_then(|v| str_value(v.get())).map(|s| s.as_ref().into()).unwrap_or_default()
+        };
+        (s(g[0]), s(g[1]))
+    });
+    ResultFields { protocol_version, server_info }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(t: &str) -> Message {
+        match parse_payload(t).unwrap() {
+            Payload::Single(m) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn counts_requests_notifications_responses() {
+        let m = single(r#"{"method":"ping","params":{},"jsonrpc":"2.0","id":0}"#);
+        assert_eq!((m.kind, m.id.clone(), m.problems.len()), (Kind::Request, Id::Int(0), 0));
+        let n = single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(n.kind, Kind::Notification);
+        let r = single(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#);
+        assert_eq!((r.kind, r.id), (Kind::Request, Id::Null));
+        let e = single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#);
+        assert_eq!((e.kind, e.has_error, e.error_code), (Kind::Response, true, Some(-32700)));
+        assert!(e.problems.is_empty());
+    }
+
+    #[test]
+    fn envelope_problems() {
+        assert_eq!(single(r#"{"jsonrpc":"1.0","id":1,"method":"a"}"#).problems, vec![Problem::BadJsonrpcVersion]);
+        assert_eq!(single(r#"{"jsonrpc":2.0,"id":1,"result":1}"#).problems, vec![Problem::BadJsonrpcVersion]);
+        assert!(matches!(single(r#"{"jsonrpc":"2.0","id":{},"method":"a"}"#).problems[..], [Problem::InvalidRequest(_)]));
+        assert!(matches!(single(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#).problems[..], [Problem::InvalidRequest(_)]));
+        assert_eq!(single(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":null}"#).problems, vec![Problem::ResultAndError]);
+        assert_eq!(single(r#"{"jsonrpc":"2.0","id":1}"#).problems, vec![Problem::NeitherResultNorError]);
+        assert!(matches!(single(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#).problems[..], [Problem::InvalidRequest(_)]));
+    }
+
+    #[test]
+    fn batches_and_scalars() {
+        match parse_payload(r#"[1, {"jsonrpc":"2.0","method":"a"}]"#).unwrap() {
+            Payload::Batch(m) => assert_eq!((m.len(), matches!(m[0], Member::NotObject)), (2, true)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse_payload("[]").unwrap(), Payload::Batch(vec![]));
+        assert_eq!(parse_payload("null"), Err(PayloadError::NotContainer("null")));
+        assert!(matches!(parse_payload(r#"{"a":"#), Err(PayloadError::Syntax(_))));
+        assert!(matches!(parse_payload(r#"{"a":1} x"#), Err(PayloadError::Syntax(_))));
+    }
+
+    #[test]
+    fn extracts_members_the_rules_need() {
+        let c = single(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"t"}}"#);
+        assert_eq!(c.cancel_id, Some(Id::Str("a-1".into())));
+        let i = single(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#);
+        assert_eq!(i.negotiated.as_deref(), Some("2025-03-26"));
+        assert_eq!(i.server_info, Some(("s".into(), "1".into())));
+        let p = single(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}"#);
+        assert_eq!(p.progress_token, Some(Id::Str("tok".into())));
+        assert_eq!(first_value_len(r#"{"a":1} { metadata: undefined }"#), Some(7));
+    }
+}

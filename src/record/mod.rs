@@ -1,0 +1,201 @@
+//! Records: the compact, format-independent form of captured traffic.
+//!
+//! Every ingest parser turns its input into a stream of [`Record`]s; the
+//! later stages (reconstruct, analyze, report) never look at input bytes
+//! again except to quote evidence by byte offset.
+//!
+//! Shapes follow DESIGN.md "Pipeline → records": one [`Message`] per JSON-RPC
+//! object, grouped in [`Frame`]s (one stdio line, one POST body, one JSON
+//! response body, one SSE event). A frame whose payload is a JSON array is a
+//! batch.
+
+pub mod id;
+pub mod jsonrpc;
+pub mod time;
+
+pub use id::{Id, LooseKey, ValidId};
+pub use jsonrpc::{Kind, Member, Message, Payload, Problem};
+
+use serde::Serialize;
+
+/// Which way a message travelled (DESIGN.md rule 3: id spaces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Direction {
+    /// Client to server (stdin of a stdio server, an HTTP request body).
+    #[serde(rename = "c2s")]
+    C2s,
+    /// Server to client (stdout of a stdio server, an HTTP response body).
+    #[serde(rename = "s2c")]
+    S2c,
+}
+
+impl Direction {
+    /// The other direction.
+    pub fn other(self) -> Direction {
+        match self {
+            Direction::C2s => Direction::S2c,
+            Direction::S2c => Direction::C2s,
+        }
+    }
+    /// `"c2s"` or `"s2c"`, as every output writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::C2s => "c2s",
+            Direction::S2c => "s2c",
+        }
+    }
+}
+
+/// Where in its input a record sits (DESIGN.md rule 11).
+///
+/// Line logs: 1-based physical `line`. HAR: 0-based `entry` into
+/// `log.entries`, plus a 1-based `event` for an SSE event inside a body.
+/// Raw SSE: `line` and `event`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct Location {
+    /// 1-based line number (line logs, raw SSE).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 0-based HAR entry index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<u64>,
+    /// 1-based SSE event number inside a HAR body or a raw SSE capture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<u64>,
+}
+
+impl Location {
+    /// A line-log location.
+    pub fn line(n: u64) -> Self {
+        Location { line: Some(n), ..Default::default() }
+    }
+    /// A HAR entry location, optionally with an SSE event inside its body.
+    pub fn entry(n: u64, event: Option<u64>) -> Self {
+        Location { entry: Some(n), event, ..Default::default() }
+    }
+    /// Human form: `line 12`, `entry 3 event 2`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(l) = self.line {
+            parts.push(format!("line {l}"));
+        }
+        if let Some(e) = self.entry {
+            parts.push(format!("entry {e}"));
+        }
+        if let Some(e) = self.event {
+            parts.push(format!("event {e}"));
+        }
+        parts.join(" ")
+    }
+}
+
+/// Provenance of a record: which input, where, and which bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Provenance {
+    /// Index of the input file in the run (see `source`).
+    pub file: u32,
+    /// Line / HAR entry / SSE event.
+    pub location: Location,
+    /// Byte offset of the payload in the (decoded) input, for evidence.
+    pub offset: u64,
+    /// Length of the payload in bytes.
+    pub len: u32,
+}
+
+/// A timestamp in microseconds since the Unix epoch (UTC, or the log's local
+/// wall clock read as UTC where the zone is unknown; FORMATS.md §8.1).
+pub type Micros = i64;
+
+/// How a session key may be split into several sessions (DESIGN.md rule 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Never split (an envelope `session` value, an HTTP session, a
+    /// per-direction pair).
+    Never,
+    /// A new session at a process-start line, or at a client→server
+    /// `initialize` request (FORMATS.md §8.1 "Sessions").
+    ByStart,
+}
+
+/// The HTTP exchange a frame belongs to (HAR input only).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpContext {
+    /// 0-based index of the HAR entry.
+    pub entry: u64,
+    /// `true` for the request body, `false` for a frame of the response body.
+    pub is_request_body: bool,
+    /// HTTP method of the entry (`POST`, `GET`, …).
+    pub method: Box<str>,
+    /// Response status; 0 when no response arrived (DESIGN.md rule 12).
+    pub status: i64,
+    /// The response body is `text/event-stream`.
+    pub stream: bool,
+    /// The response body held no bytes (a `202` with nothing in it).
+    pub body_empty: bool,
+    /// The response body holds at least one JSON value.
+    pub body_has_json: bool,
+    /// `startedDateTime` in µs.
+    pub start: Micros,
+    /// `startedDateTime + time` in µs.
+    pub end: Micros,
+    /// 0-based position of this frame among its body's frames.
+    pub position: u32,
+    /// `MCP-Protocol-Version` request header, if any.
+    pub protocol_header: Option<Box<str>>,
+}
+
+/// One frame: a JSON object, a JSON array (a batch), or a traffic line that
+/// holds neither (`non_json_line`).
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// Session key (server name, envelope session, `Mcp-Session-Id`, or the
+    /// file); reconstruct turns keys into sessions.
+    pub key: Box<str>,
+    /// How the key splits into sessions.
+    pub split: Split,
+    /// Direction; `None` only for a non-JSON NDJSON line whose direction
+    /// cannot be read.
+    pub direction: Option<Direction>,
+    /// Time of the frame, µs; `None` where the log has none.
+    pub ts: Option<Micros>,
+    /// Latency the log states for this response frame (µs), which wins over
+    /// timestamps (FORMATS.md §8.1 "Stated durations win").
+    pub stated_latency: Option<Micros>,
+    /// Where it came from.
+    pub prov: Provenance,
+    /// What it holds.
+    pub payload: Payload,
+    /// The HTTP exchange (HAR only).
+    pub http: Option<HttpContext>,
+}
+
+/// One item of an ingested input, in input order.
+#[derive(Debug, Clone)]
+pub enum Record {
+    /// A traffic frame.
+    Frame(Frame),
+    /// A process-start line (`Initializing server...`): a new session for
+    /// `key` if its current session already carried traffic (FORMATS.md §8.1).
+    ProcessStart {
+        /// Session key the line belongs to.
+        key: Box<str>,
+        /// Where.
+        prov: Provenance,
+    },
+}
+
+/// What an ingest parser returns for one input.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Format name for `summary.json` `inputs[].format` (`stdio`, `har`).
+    pub format: &'static str,
+    /// Dialect name (`envelope`, `claude`, `tagged`, `arrow`, `vscode`,
+    /// `bare`, `pair`, `har`).
+    pub dialect: &'static str,
+    /// Records in input order.
+    pub records: Vec<Record>,
+    /// Recoverable problems, one line each, naming the place.
+    pub errors: Vec<String>,
+    /// Lines that are neither traffic nor findings (stderr, lifecycle).
+    pub other_lines: u64,
+}
