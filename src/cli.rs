@@ -1,1 +1,319 @@
-//! Placeholder.
+//! The command line (clap derive) and the run: the edge of the program,
+//! where inputs are read, stages are wired, outputs are written, and errors
+//! get their context. stdout carries results; stderr carries diagnostics.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
+
+use crate::analyze::{self, Config, Severity};
+use crate::ingest::{self, Format, Input};
+use crate::reconstruct;
+use crate::record::{Parsed, Record};
+use crate::report::{self, InputInfo, Report};
+use crate::source::{self, InputSpec};
+
+/// Offline auditor of JSON-RPC 2.0 traffic between MCP clients and servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-audit", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Analyse captures: pair every response to its request by id and report
+    /// what went wrong.
+    Analyze(AnalyzeArgs),
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Detect from content.
+    Auto,
+    /// A stdio line log (dialect still detected).
+    Stdio,
+    /// A HAR file.
+    Har,
+    /// A raw SSE capture.
+    Sse,
+}
+
+/// `--fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 on any warning or error finding.
+    Warning,
+    /// Exit 1 on error findings only.
+    Error,
+    /// Never exit 1 for findings.
+    Never,
+}
+
+/// Arguments of `analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// Capture files or directories (HAR, stdio line logs, per-direction
+    /// `.client-to-server.jsonl` / `.server-to-client.jsonl` pairs).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Input format; `auto` detects it from the content.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// Write summary.json, findings.csv, pairs.csv and batches.csv here.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m).
+    #[arg(long, default_value = "60s", value_parser = parse_duration_us)]
+    pub timeout: i64,
+    /// Floor of `slow_tail`, and how long a notification POST may be held.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_us)]
+    pub slow: i64,
+    /// `slow_tail` needs at least this many times the median latency.
+    #[arg(long, default_value_t = 10.0)]
+    pub slow_factor: f64,
+    /// Exit 1 when a finding of this severity or above exists.
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print summary.json on stdout instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Print nothing on stdout (files and exit code only).
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
+/// into microseconds.
+pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
+    let t = text.trim().to_ascii_lowercase();
+    let (num, mul) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1_000.0)
+    } else if let Some(n) = t.strip_suffix("us") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1_000_000.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60_000_000.0)
+    } else if let Some(n) = t.strip_suffix('h') {
+        (n, 3_600_000_000.0)
+    } else {
+        (t.as_str(), 1_000.0)
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * mul).round() as i64),
+        _ => Err(format!("`{text}` is not a duration (use e.g. 60s, 1500ms, 2m)")),
+    }
+}
+
+/// One input after reading and parsing.
+struct Loaded {
+    info: InputInfo,
+    records: Vec<Record>,
+    fatal: bool,
+}
+
+fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
+    match spec {
+        InputSpec::File(path) => load_file(path, file_index, format),
+        InputSpec::Pair { name, c2s, s2c } => {
+            let display = c2s.display().to_string();
+            let a = source::read(c2s);
+            let b = source::read(s2c);
+            let mut errors = Vec::new();
+            let mut fatal = false;
+            let mut halves = Vec::new();
+            for r in [a, b] {
+                match r {
+                    Ok(f) => {
+                        errors.extend(f.warnings.iter().map(|w| format!("{}: {w}", f.display)));
+                        halves.push(Some(f));
+                    }
+                    Err(source::SourceError::NotFound(_)) => halves.push(None),
+                    Err(e) => {
+                        errors.push(e.to_string());
+                        fatal = true;
+                        halves.push(None);
+                    }
+                }
+            }
+            if halves.iter().all(Option::is_none) && !fatal {
+                errors.push(format!("{display}: no such file or directory (nor its partner {})", s2c.display()));
+                fatal = true;
+            }
+            let bytes = halves.iter().flatten().map(|f| f.bytes).sum();
+            let c = halves[0].as_ref().map(|f| Input { file: file_index, name: &f.display, text: &f.text });
+            let s = halves[1].as_ref().map(|f| Input { file: file_index, name: &f.display, text: &f.text });
+            let parsed = if c.is_some() || s.is_some() { ingest::pair::parse(c, s, name) } else { Parsed::default() };
+            finish(display, bytes, parsed, errors, fatal)
+        }
+    }
+}
+
+fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
+    let display = path.display().to_string();
+    let file = match source::read(path) {
+        Ok(f) => f,
+        Err(e) => {
+            return Loaded {
+                info: InputInfo { file: display, format: "unknown".into(), dialect: "unknown".into(), errors: vec![e.to_string()], ..Default::default() },
+                records: Vec::new(),
+                fatal: true,
+            };
+        }
+    };
+    let input = Input { file: file_index, name: &file.display, text: &file.text };
+    let detected = ingest::detect_format(&file.text);
+    let fmt = match (format, detected) {
+        (FormatArg::Auto, d) => d,
+        (FormatArg::Har, _) => Format::Har,
+        (FormatArg::Sse, _) => Format::Sse,
+        (FormatArg::Stdio, d @ Format::Lines(_)) => d,
+        (FormatArg::Stdio, _) => Format::Unknown,
+    };
+    let parsed = ingest::parse(input, fmt);
+    let warnings = file.warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    let mut l = finish(display, file.bytes, parsed, warnings, false);
+    if fmt == Format::Unknown {
+        l.fatal = true;
+    }
+    l
+}
+
+fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, fatal: bool) -> Loaded {
+    let prefix = format!("{display}: ");
+    errors.extend(parsed.errors.iter().map(|e| if e.starts_with(&prefix) { e.clone() } else { format!("{prefix}{e}") }));
+    Loaded {
+        info: InputInfo {
+            file: display,
+            format: if parsed.format.is_empty() { "unknown".into() } else { parsed.format.into() },
+            dialect: if parsed.dialect.is_empty() { "unknown".into() } else { parsed.dialect.into() },
+            sessions: 0,
+            bytes,
+            errors,
+            other_lines: parsed.other_lines,
+        },
+        records: parsed.records,
+        fatal: fatal || parsed.incomplete,
+    }
+}
+
+/// Runs the program; returns the exit code (0 clean, 1 findings at or above
+/// `--fail-on`, 2 usage error or an unreadable input).
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Analyze(args) => analyze_cmd(args),
+    }
+}
+
+fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
+    if let Some(n) = args.threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().ok();
+    }
+    if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
+        bail!("--slow-factor must be a positive number");
+    }
+    let cfg = Config { timeout_us: args.timeout, slow_us: args.slow, slow_factor: args.slow_factor };
+    let specs = source::expand(&args.inputs);
+    if specs.is_empty() {
+        bail!("no input files found in {}", args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    let loaded: Vec<Loaded> = specs.par_iter().enumerate().map(|(i, s)| load(s, i as u32, args.format)).collect();
+    let mut infos = Vec::with_capacity(loaded.len());
+    let mut records = Vec::with_capacity(loaded.len());
+    let mut any_fatal = false;
+    for (i, l) in loaded.into_iter().enumerate() {
+        let stderr = std::io::stderr();
+        let mut e = stderr.lock();
+        for msg in &l.info.errors {
+            let _ = writeln!(e, "mcp-audit: {}", crate::report::terminal::sanitize(msg, 400));
+        }
+        any_fatal |= l.fatal;
+        infos.push(l.info);
+        records.push((i, l.records));
+    }
+    let sessions = reconstruct::build_sessions(records);
+    for s in &sessions {
+        if let Some(info) = infos.get_mut(s.input) {
+            info.sessions += 1;
+        }
+    }
+    let analysis = analyze::analyze(&cfg, &sessions);
+    let rep = Report::new(&infos, &analysis);
+    if let Some(dir) = &args.out {
+        write_outputs(dir, &rep)?;
+    }
+    if !args.quiet {
+        let mut out = std::io::stdout().lock();
+        let text = if args.json {
+            serde_json::to_string_pretty(&report::json::summary(&rep))? + "\n"
+        } else {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            report::terminal::render(&rep, color)
+        };
+        if let Err(e) = out.write_all(text.as_bytes()) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                return Err(e).context("writing to stdout");
+            }
+        }
+    }
+    if any_fatal {
+        return Ok(2);
+    }
+    let floor = match args.fail_on {
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Never => None,
+    };
+    let failing = floor.is_some_and(|fl| analysis.findings.iter().any(|f| f.kind.severity() >= fl));
+    Ok(if failing { 1 } else { 0 })
+}
+
+fn write_outputs(dir: &Path, rep: &Report<'_>) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+    let create = |name: &str| -> Result<std::io::BufWriter<std::fs::File>> {
+        let p = dir.join(name);
+        Ok(std::io::BufWriter::new(std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?))
+    };
+    let mut w = create("summary.json")?;
+    serde_json::to_writer_pretty(&mut w, &report::json::summary(rep))?;
+    w.write_all(b"\n")?;
+    w.flush()?;
+    report::csv::findings(rep, create("findings.csv")?).context("writing findings.csv")?;
+    report::csv::pairs(rep, create("pairs.csv")?).context("writing pairs.csv")?;
+    report::csv::batches(rep, create("batches.csv")?).context("writing batches.csv")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_us("60s"), Ok(60_000_000));
+        assert_eq!(parse_duration_us("1500ms"), Ok(1_500_000));
+        assert_eq!(parse_duration_us("2m"), Ok(120_000_000));
+        assert_eq!(parse_duration_us("250"), Ok(250_000));
+        assert!(parse_duration_us("soon").is_err());
+    }
+}

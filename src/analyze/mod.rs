@@ -1,1 +1,342 @@
-//! Placeholder.
+//! Analyze: sessions in causal order → findings, pairs, batches, metrics
+//! and latency (DESIGN.md "Findings catalogue", "Precise rules",
+//! "Metrics").
+//!
+//! Sessions are independent, so they are walked in parallel (rayon); the
+//! capture-wide slow-tail rule (rule 10, requests outside batches) runs
+//! after, on the merged latencies. Results are sorted by input and location
+//! so output is the same for any thread count.
+
+pub mod engine;
+pub mod findings;
+pub mod latency;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::record::Micros;
+use crate::reconstruct::Session;
+pub use engine::{Batch, Req, SessionResult};
+pub use findings::{Finding, FindingId, FindingKind, Severity};
+pub use latency::Quantiles;
+
+/// Thresholds of the rules (DESIGN.md command line).
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// `--timeout`: a later response is `late_response` (µs; default 60 s).
+    pub timeout_us: Micros,
+    /// `--slow`: the floor of `slow_tail` and of awaited notifications (µs; default 1 s).
+    pub slow_us: Micros,
+    /// `--slow-factor`: × the median for `slow_tail` (default 10).
+    pub slow_factor: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { timeout_us: 60_000_000, slow_us: 1_000_000, slow_factor: 10.0 }
+    }
+}
+
+/// Message and frame counts (DESIGN.md rule 2; `summary.json` totals).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Quantity {
+    /// JSON objects in frames and batches.
+    pub messages: u64,
+    /// Requests (`method` and an `id` member).
+    pub requests: u64,
+    /// Notifications.
+    pub notifications: u64,
+    /// Responses.
+    pub responses: u64,
+    /// JSON arrays, either direction.
+    pub batches: u64,
+    /// Paired requests.
+    pub pairs: u64,
+    /// `non_json_line` findings.
+    pub non_json_lines: u64,
+    /// Frames read (objects, arrays and non-JSON traffic lines).
+    pub frames: u64,
+}
+
+impl std::ops::AddAssign for Quantity {
+    fn add_assign(&mut self, o: Quantity) {
+        self.messages += o.messages;
+        self.requests += o.requests;
+        self.notifications += o.notifications;
+        self.responses += o.responses;
+        self.batches += o.batches;
+        self.pairs += o.pairs;
+        self.non_json_lines += o.non_json_lines;
+        self.frames += o.frames;
+    }
+}
+
+/// `pairs.csv` status of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PairStatus {
+    /// Answered in time.
+    Paired,
+    /// Answered after `--timeout`.
+    Late,
+    /// Never answered.
+    Missing,
+    /// Cancelled by its requester.
+    Cancelled,
+    /// Its id is not a string or integer: it can never pair.
+    Invalid,
+}
+
+impl PairStatus {
+    /// The status word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairStatus::Paired => "paired",
+            PairStatus::Late => "late",
+            PairStatus::Missing => "missing",
+            PairStatus::Cancelled => "cancelled",
+            PairStatus::Invalid => "invalid",
+        }
+    }
+}
+
+/// The batch metrics of DESIGN.md "Metrics", for one session or overall.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BatchMetrics {
+    /// Request batches: count, min, p50, max of their sizes.
+    #[serde(rename = "batch.size")]
+    pub size: SizeStats,
+    /// Batches whose linked responses differ in number from their requests.
+    #[serde(rename = "batch.response_count_mismatch")]
+    pub response_count_mismatch: u64,
+    /// Unknown-id responses in frames linked to a batch.
+    #[serde(rename = "batch.unknown_id_response")]
+    pub unknown_id_response: u64,
+    /// Batch members that never got a response (`missing_response`).
+    #[serde(rename = "batch.missing_response")]
+    pub missing_response: u64,
+    /// Latency of batch members' pairs (ms).
+    #[serde(rename = "batch.pair_latency")]
+    pub pair_latency: Option<Quantiles>,
+    /// Null-id error responses in frames linked to a batch.
+    #[serde(rename = "batch.null_id_response")]
+    pub null_id_response: u64,
+}
+
+/// Size statistics of request batches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct SizeStats {
+    /// Number of request batches (arrays holding a request or notification).
+    pub count: u64,
+    /// Smallest size.
+    pub min: Option<u64>,
+    /// Nearest-rank median size.
+    pub p50: Option<u64>,
+    /// Largest size.
+    pub max: Option<u64>,
+}
+
+/// Everything the reports show.
+#[derive(Debug, Default)]
+pub struct Analysis {
+    /// Per session, in input then name order.
+    pub sessions: Vec<SessionResult>,
+    /// All findings, sorted by input, location, kind.
+    pub findings: Vec<Finding>,
+    /// Totals over every session.
+    pub totals: Quantity,
+    /// Latency quantiles over every counted latency.
+    pub latency: Option<Quantiles>,
+    /// Batch metrics overall.
+    pub metrics: BatchMetrics,
+}
+
+/// Batch metrics of one session's result.
+pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
+    let mut m = BatchMetrics::default();
+    let mut sizes = Vec::new();
+    let mut lat = Vec::new();
+    for r in results {
+        for b in &r.batches {
+            if b.all_requests + b.notifications > 0 {
+                sizes.push(b.size as i64);
+            }
+            m.unknown_id_response += b.unknown as u64;
+            m.null_id_response += b.null_id as u64;
+        }
+        for f in &r.findings {
+            match f.kind {
+                FindingKind::ResponseCountMismatch => m.response_count_mismatch += 1,
+                _ => {}
+            }
+        }
+        for q in &r.requests {
+            if q.batch.is_some() {
+                if q.valid.is_some() && !q.answered && !q.cancelled && !q.duplicate {
+                    m.missing_response += 1;
+                }
+                if let (Some(l), false) = (q.latency, q.cancelled) {
+                    lat.push(l);
+                }
+            }
+        }
+    }
+    sizes.sort_unstable();
+    m.size = SizeStats {
+        count: sizes.len() as u64,
+        min: sizes.first().map(|&x| x as u64),
+        p50: if sizes.is_empty() { None } else { Some(latency::nearest_rank(&sizes, 500) as u64) },
+        max: sizes.last().map(|&x| x as u64),
+    };
+    m.pair_latency = latency::quantiles(&lat);
+    m
+}
+
+/// Runs every rule over every session.
+pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
+    let mut results: Vec<SessionResult> = sessions.par_iter().map(|s| engine::walk(cfg, s)).collect();
+    // Capture-wide latencies (rule 10): one per paired, not cancelled request.
+    let all: Vec<Micros> = results
+        .iter()
+        .flat_map(|r| r.requests.iter())
+        .filter(|q| !q.cancelled)
+        .filter_map(|q| q.latency)
+        .collect();
+    if all.len() >= 5 {
+        let med = latency::median(&all);
+        for r in &mut results {
+            let mut tails = Vec::new();
+            for q in &r.requests {
+                let Some(l) = q.latency else { continue };
+                if q.batch.is_some() || q.cancelled || l < cfg.slow_us || (l as f64) < cfg.slow_factor * med {
+                    continue;
+                }
+                tails.push(Finding {
+                    kind: FindingKind::SlowTail,
+                    session: r.name.clone(),
+                    direction: Some(q.direction),
+                    id: FindingId::One(q.id.clone()),
+                    alt_ids: vec![],
+                    method: q.method.clone(),
+                    input: q.input,
+                    location: q.loc,
+                    evidence: q.evidence,
+                    detail: format!("took {:.1} ms, {:.0}× the capture's median {:.1} ms", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
+                });
+            }
+            r.findings.extend(tails);
+        }
+    }
+    let mut totals = Quantity::default();
+    let mut findings = Vec::new();
+    for r in &mut results {
+        totals += r.counts;
+        r.findings.sort_by(finding_order);
+        findings.extend(r.findings.iter().cloned());
+    }
+    findings.sort_by(finding_order);
+    let refs: Vec<&SessionResult> = results.iter().collect();
+    let metrics = batch_metrics(&refs);
+    Analysis { latency: latency::quantiles(&all), sessions: results, findings, totals, metrics }
+}
+
+fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    (a.input, a.location, a.kind, &a.session).cmp(&(b.input, b.location, b.kind, &b.session))
+}
+
+/// What a person needs per session: who, which revision, counts, metrics,
+/// findings by kind and the diagnosis hints.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionSummary {
+    /// Session name.
+    pub name: String,
+    /// Input index.
+    #[serde(skip)]
+    pub input: usize,
+    /// Server name and version from the initialize result.
+    pub server: Option<ServerInfo>,
+    /// Negotiated revision (initialize result, else `MCP-Protocol-Version`).
+    pub revision: Option<String>,
+    /// Counts.
+    pub totals: Quantity,
+    /// Batch metrics.
+    pub metrics: BatchMetrics,
+    /// Latency quantiles of the session's pairs (ms).
+    pub latency_ms: Option<Quantiles>,
+    /// Findings per kind (kinds with none left out).
+    pub findings_by_kind: std::collections::BTreeMap<&'static str, u64>,
+    /// Diagnosis hints that follow from the metrics.
+    pub hints: Vec<String>,
+}
+
+/// A server's self-description from `initialize`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerInfo {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+}
+
+/// Diagnosis hints (DESIGN.md "Metrics"): unknown-id and missing responses
+/// together point at client id reuse; null-id responses alone point at
+/// malformed batch elements.
+pub fn hints(count: impl Fn(FindingKind) -> u64, m: &BatchMetrics) -> Vec<String> {
+    let mut out = Vec::new();
+    let unknown = count(FindingKind::UnknownIdResponse);
+    let missing = count(FindingKind::MissingResponse);
+    let null_ids = count(FindingKind::NullIdError);
+    if unknown > 0 && missing > 0 {
+        out.push(format!(
+            "{unknown} unknown-id and {missing} missing responses together: the server may be echoing wrong ids, or the client reusing ids"
+        ));
+    }
+    if null_ids > 0 && unknown == 0 && missing == 0 {
+        out.push(format!("{null_ids} null-id error(s) alone: some message or batch element was malformed and could not be read"));
+    }
+    if m.response_count_mismatch > 0 {
+        out.push(format!("{} batch(es) got a different number of responses than they had requests", m.response_count_mismatch));
+    }
+    if count(FindingKind::OutOfOrderBatch) > 0 {
+        out.push("batch responses came back reordered: any client that pairs by position mis-assigns results".into());
+    }
+    out
+}
+
+impl Analysis {
+    /// Per-session summaries, in session order.
+    pub fn session_summaries(&self) -> Vec<SessionSummary> {
+        self.sessions
+            .iter()
+            .map(|r| {
+                let mut by_kind = std::collections::BTreeMap::new();
+                for f in &r.findings {
+                    *by_kind.entry(f.kind.name()).or_insert(0u64) += 1;
+                }
+                let metrics = batch_metrics(&[r]);
+                let count = |k: FindingKind| by_kind.get(k.name()).copied().unwrap_or(0);
+                let hints = hints(count, &metrics);
+                let lat: Vec<Micros> = r.requests.iter().filter(|q| !q.cancelled).filter_map(|q| q.latency).collect();
+                SessionSummary {
+                    name: r.name.clone(),
+                    input: r.input,
+                    server: r.server.as_ref().map(|(n, v)| ServerInfo { name: n.clone(), version: v.clone() }),
+                    revision: r.revision.clone(),
+                    totals: r.counts,
+                    metrics,
+                    latency_ms: latency::quantiles(&lat),
+                    findings_by_kind: by_kind,
+                    hints,
+                }
+            })
+            .collect()
+    }
+
+    /// Findings per kind over the run (every kind, zeros included).
+    pub fn findings_by_kind(&self) -> Vec<(FindingKind, u64)> {
+        FindingKind::ALL
+            .iter()
+            .map(|&k| (k, self.findings.iter().filter(|f| f.kind == k).count() as u64))
+            .collect()
+    }
+}

@@ -198,4 +198,7 @@ pub struct Parsed {
     pub errors: Vec<String>,
     /// Lines that are neither traffic nor findings (stderr, lifecycle).
     pub other_lines: u64,
+    /// The input could not be read to its end (a truncated or malformed
+    /// document): what came before is still analysed, and the run exits 2.
+    pub incomplete: bool,
 }

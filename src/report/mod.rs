@@ -1,1 +1,54 @@
-//! Placeholder.
+//! Report: an [`Analysis`] rendered as bytes. Renderers only render: they
+//! compute nothing and open no files (the CLI writes what they return).
+//!
+//! * [`json`] — `summary.json`, the versioned contract for scripts.
+//! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`.
+//! * [`terminal`] — the human summary on stdout.
+
+pub mod csv;
+pub mod json;
+pub mod terminal;
+
+use crate::analyze::{Analysis, SessionSummary};
+
+/// What the run knows about one input (`summary.json` `inputs[]`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct InputInfo {
+    /// The file as named on the command line.
+    pub file: String,
+    /// `stdio`, `har`, `sse`, or `unknown`.
+    pub format: String,
+    /// The dialect read (`envelope`, `claude`, …).
+    pub dialect: String,
+    /// Sessions that carried traffic.
+    pub sessions: usize,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// One line per problem, naming the place.
+    pub errors: Vec<String>,
+    /// Lines that were neither traffic nor findings (stderr, lifecycle).
+    #[serde(skip)]
+    pub other_lines: u64,
+}
+
+/// Everything a renderer needs.
+pub struct Report<'a> {
+    /// Inputs in command-line order.
+    pub inputs: &'a [InputInfo],
+    /// The analysis.
+    pub analysis: &'a Analysis,
+    /// Per-session summaries.
+    pub sessions: Vec<SessionSummary>,
+}
+
+impl<'a> Report<'a> {
+    /// Bundles an analysis for rendering.
+    pub fn new(inputs: &'a [InputInfo], analysis: &'a Analysis) -> Self {
+        Report { inputs, analysis, sessions: analysis.session_summaries() }
+    }
+
+    /// The display name of input `i`.
+    pub fn file(&self, i: usize) -> &str {
+        self.inputs.get(i).map_or("", |x| x.file.as_str())
+    }
+}

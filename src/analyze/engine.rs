@@ -1,0 +1,715 @@
+//! The per-session pass: pairing by id per id space and every finding rule
+//! of DESIGN.md "Precise rules" (2, 3, 5–9; rule 10's batch part). Capture-
+//! wide rules (slow tails outside batches) run in [`super::analyze`].
+
+use std::collections::{HashMap, HashSet};
+
+use super::findings::{Finding, FindingId, FindingKind as K};
+use super::{Config, PairStatus, Quantity};
+use crate::record::{Direction, Frame, Id, Kind, LooseKey, Member, Message, Micros, Payload, Problem, ValidId};
+use crate::reconstruct::Session;
+
+/// One request (either direction): a `pairs.csv` row in the making.
+#[derive(Debug, Clone)]
+pub struct Req {
+    /// The id as written.
+    pub id: Id,
+    /// Strict key when valid.
+    pub valid: Option<ValidId>,
+    /// Method.
+    pub method: Option<String>,
+    /// Requester direction.
+    pub direction: Direction,
+    /// Request time, µs.
+    pub ts: Option<Micros>,
+    /// Response time, µs.
+    pub response_ts: Option<Micros>,
+    /// Latency, µs, when known (rule 10).
+    pub latency: Option<Micros>,
+    /// Batch index in the session and 0-based position among its requests.
+    pub batch: Option<(usize, usize)>,
+    /// Position of its response among the batch's paired responses.
+    pub response_position: Option<usize>,
+    /// Cancelled by its requester.
+    pub cancelled: bool,
+    /// Answered.
+    pub answered: bool,
+    /// Reported `duplicate_id`.
+    pub duplicate: bool,
+    /// Answered after `--timeout`.
+    pub late: bool,
+    /// Rides a response stream (SSE body or status 0): `stream_closed_before_response` applies.
+    pub on_stream: bool,
+    /// HAR entry of its POST.
+    pub entry: Option<u64>,
+    /// Where.
+    pub loc: crate::record::Location,
+    /// Evidence.
+    pub evidence: (u64, u32),
+    /// Input index.
+    pub input: usize,
+}
+
+impl Req {
+    /// Its `pairs.csv` status.
+    pub fn status(&self) -> PairStatus {
+        if self.valid.is_none() {
+            PairStatus::Invalid
+        } else if self.cancelled {
+            PairStatus::Cancelled
+        } else if self.late {
+            PairStatus::Late
+        } else if self.answered {
+            PairStatus::Paired
+        } else {
+            PairStatus::Missing
+        }
+    }
+}
+
+/// A batch: a JSON array frame (rule 8).
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// Direction of the array.
+    pub direction: Direction,
+    /// Member ids in order (members without an id add nothing).
+    pub ids: Vec<Id>,
+    /// Number of members (objects or not).
+    pub size: usize,
+    /// Indexes (into the session's requests) of its requests with valid ids.
+    pub reqs: Vec<usize>,
+    /// Requests with any id.
+    pub all_requests: usize,
+    /// Notifications in it.
+    pub notifications: usize,
+    /// Responses in it (a reply array).
+    pub responses: usize,
+    /// Request positions (into `reqs`) in response arrival order.
+    pub arrivals: Vec<usize>,
+    /// Responses (id not null) in frames linked to it (rule 9).
+    pub linked: usize,
+    /// Null-id error responses in frames linked to it.
+    pub null_id: usize,
+    /// Unknown-id responses in frames linked to it.
+    pub unknown: usize,
+    /// Only notifications.
+    pub notification_only: bool,
+    /// Where.
+    pub loc: crate::record::Location,
+    /// Evidence.
+    pub evidence: (u64, u32),
+    /// First reply frame's location and evidence.
+    pub reply: Option<(crate::record::Location, (u64, u32))>,
+    /// Request time.
+    pub ts: Option<Micros>,
+    /// Time of the last linked response.
+    pub completed: Option<Micros>,
+}
+
+#[derive(Default)]
+struct Space {
+    /// Loose key → unanswered requests (cancelled included), oldest first.
+    pending: HashMap<LooseKey, Vec<usize>>,
+    /// Every valid id requested so far.
+    ever: HashSet<ValidId>,
+    /// Loose key → last answered request.
+    answered: HashMap<LooseKey, usize>,
+}
+
+/// What one session produced.
+#[derive(Debug, Default)]
+pub struct SessionResult {
+    /// Session name.
+    pub name: String,
+    /// Input index.
+    pub input: usize,
+    /// Findings (slow tails outside batches are added later).
+    pub findings: Vec<Finding>,
+    /// Requests in order of arrival.
+    pub requests: Vec<Req>,
+    /// Batches.
+    pub batches: Vec<Batch>,
+    /// Message counts.
+    pub counts: Quantity,
+    /// Negotiated revision (initialize result), or the `MCP-Protocol-Version` header.
+    pub revision: Option<String>,
+    /// Server (name, version) from the initialize result.
+    pub server: Option<(String, String)>,
+}
+
+struct Walker<'c> {
+    cfg: &'c Config,
+    out: SessionResult,
+    spaces: [Space; 2],
+    await_reply: [Option<usize>; 2],
+    entry_batch: HashMap<u64, usize>,
+}
+
+fn dir_index(d: Direction) -> usize {
+    match d {
+        Direction::C2s => 0,
+        Direction::S2c => 1,
+    }
+}
+
+fn evidence(f: &Frame) -> (u64, u32) {
+    (f.prov.offset, f.prov.len)
+}
+
+/// Runs every per-session rule over one session's ordered frames.
+pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
+    let mut w = Walker {
+        cfg,
+        out: SessionResult { name: s.name.clone(), input: s.input, ..Default::default() },
+        spaces: [Space::default(), Space::default()],
+        await_reply: [None, None],
+        entry_batch: HashMap::new(),
+    };
+    for (f, &moved) in s.frames.iter().zip(&s.moved) {
+        w.frame(f, moved);
+    }
+    w.finish();
+    w.out
+}
+
+impl Walker<'_> {
+    fn find(&mut self, kind: K, f: &Frame, dir: Option<Direction>, id: FindingId, method: Option<String>, detail: String) {
+        self.out.findings.push(Finding {
+            kind,
+            session: self.out.name.clone(),
+            direction: dir,
+            id,
+            alt_ids: Vec::new(),
+            method,
+            input: self.out.input,
+            location: f.prov.location,
+            evidence: evidence(f),
+            detail,
+        });
+    }
+
+    fn frame(&mut self, f: &Frame, moved: bool) {
+        self.out.counts.frames += 1;
+        let Some(d) = f.direction else {
+            self.non_json(f);
+            return;
+        };
+        if matches!(f.payload, Payload::NonJson) {
+            self.non_json(f);
+            return;
+        }
+        if let Some(h) = &f.http {
+            if self.out.revision.is_none() && h.is_request_body {
+                if let Some(v) = &h.protocol_header {
+                    self.out.revision = Some(v.to_string());
+                }
+            }
+        }
+        // Is this frame the reply to a notification-only batch? (rule 8)
+        let mut reply_to = None;
+        match &f.http {
+            None => {
+                if let Some(b) = self.await_reply[dir_index(d)].take() {
+                    if matches!(f.payload, Payload::Batch(_)) {
+                        reply_to = Some(b);
+                    }
+                }
+            }
+            Some(h) if d == Direction::S2c && !h.is_request_body => {
+                if let Some(&b) = self.entry_batch.get(&h.entry) {
+                    if self.out.batches[b].notification_only {
+                        reply_to = Some(b);
+                        self.entry_batch.remove(&h.entry);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(b) = reply_to {
+            let ids = self.out.batches[b].ids.clone();
+            self.find(K::NotificationBatchReplied, f, Some(d), FindingId::Batch(ids),
+                None, "a batch of only notifications got a reply; JSON-RPC says send nothing".into());
+        }
+        match &f.payload {
+            Payload::Batch(members) => self.batch(f, d, members, reply_to.is_some(), moved),
+            Payload::Single(m) => {
+                if m.kind == Kind::Response {
+                    self.responses(f, d, &[m], moved);
+                } else {
+                    self.one(f, d, m, None);
+                    if m.kind == Kind::Notification {
+                        if let Some(h) = &f.http {
+                            if d == Direction::C2s && h.is_request_body && &*h.method != "GET" {
+                                self.awaited(f, FindingId::One(Id::Absent));
+                            }
+                        }
+                    }
+                }
+            }
+            Payload::Unparseable => {
+                self.find(K::InvalidRequest, f, Some(d), FindingId::One(Id::Absent), None,
+                    "body is not valid JSON".into());
+            }
+            Payload::NonJson => {}
+        }
+    }
+
+    fn non_json(&mut self, f: &Frame) {
+        self.out.counts.non_json_lines += 1;
+        self.find(K::NonJsonLine, f, f.direction, FindingId::One(Id::Absent), None,
+            "a traffic line that holds no JSON object or array (stdout pollution or a truncated message)".into());
+    }
+
+    fn awaited(&mut self, f: &Frame, ids: FindingId) {
+        let Some(h) = &f.http else { return };
+        let time = h.end - h.start;
+        let clean = h.status == 202 && h.body_empty;
+        if !clean || time > self.cfg.slow_us {
+            let what = if h.status == 0 {
+                "no response at all".to_string()
+            } else {
+                format!("status {}{}", h.status, if h.body_empty { "" } else { " with a body" })
+            };
+            self.find(K::NotificationBatchAwaited, f, Some(Direction::C2s), ids, None,
+                format!("notification POST answered with {what} after {:.1} ms; expected an empty 202 at once", time as f64 / 1000.0));
+        }
+    }
+
+    fn version_check(&mut self, f: &Frame, d: Direction, ids: &[Id]) {
+        if let Some(v) = self.out.revision.clone() {
+            if v != "2025-03-26" {
+                self.find(K::BatchAfterVersionRemoved, f, Some(d), FindingId::Batch(ids.to_vec()), None,
+                    format!("a JSON-RPC batch in a session on revision {v}; only 2025-03-26 allows batches"));
+            }
+        }
+    }
+
+    fn batch(&mut self, f: &Frame, d: Direction, members: &[Member], is_reply: bool, moved: bool) {
+        self.out.counts.batches += 1;
+        let ids: Vec<Id> = members
+            .iter()
+            .filter_map(|m| match m {
+                Member::Message(m) if m.id != Id::Absent => Some(m.id.clone()),
+                _ => None,
+            })
+            .collect();
+        self.version_check(f, d, &ids);
+        if members.is_empty() {
+            if !is_reply {
+                self.find(K::EmptyBatch, f, Some(d), FindingId::Batch(vec![]), None,
+                    "an empty array sent as a batch; the answer must be one Invalid Request error".into());
+            }
+            return;
+        }
+        let bi = self.out.batches.len();
+        self.out.batches.push(Batch {
+            direction: d,
+            ids: ids.clone(),
+            size: members.len(),
+            reqs: Vec::new(),
+            all_requests: 0,
+            notifications: 0,
+            responses: 0,
+            arrivals: Vec::new(),
+            linked: 0,
+            null_id: 0,
+            unknown: 0,
+            notification_only: false,
+            loc: f.prov.location,
+            evidence: evidence(f),
+            reply: None,
+            ts: f.ts,
+            completed: None,
+        });
+        let mut responses: Vec<&Message> = Vec::new();
+        let mut all_notifications = true;
+        for m in members {
+            match m {
+                Member::NotObject => {
+                    all_notifications = false;
+                    self.find(K::InvalidRequest, f, Some(d), FindingId::One(Id::Absent), None,
+                        "a batch member that is not an object".into());
+                }
+                Member::Message(m) if m.kind == Kind::Response => {
+                    all_notifications = false;
+                    responses.push(m);
+                }
+                Member::Message(m) => {
+                    if m.kind == Kind::Request {
+                        all_notifications = false;
+                        self.out.batches[bi].all_requests += 1;
+                    } else {
+                        self.out.batches[bi].notifications += 1;
+                    }
+                    self.one(f, d, m, Some(bi));
+                }
+            }
+        }
+        self.out.batches[bi].responses = responses.len();
+        if all_notifications {
+            self.out.batches[bi].notification_only = true;
+            match &f.http {
+                None => self.await_reply[dir_index(d.other())] = Some(bi),
+                Some(_) => self.awaited(f, FindingId::Batch(ids)),
+            }
+        }
+        if let Some(h) = &f.http {
+            if d == Direction::C2s && h.is_request_body {
+                self.entry_batch.insert(h.entry, bi);
+            }
+        }
+        if !responses.is_empty() {
+            self.responses(f, d, &responses, moved);
+        }
+    }
+
+    /// A request or notification (rules 3, 6, 7).
+    fn one(&mut self, f: &Frame, d: Direction, m: &Message, batch: Option<usize>) {
+        self.out.counts.messages += 1;
+        self.problems(f, d, m);
+        if m.kind == Kind::Notification {
+            self.out.counts.notifications += 1;
+            if m.method.as_deref() == Some("notifications/cancelled") {
+                if let Some(valid) = m.cancel_id.as_ref().and_then(Id::valid) {
+                    let lk = valid.loose();
+                    let sp = &self.spaces[dir_index(d)];
+                    let hit = sp.pending.get(&lk).and_then(|l| {
+                        l.iter().copied().find(|&r| {
+                            let q = &self.out.requests[r];
+                            q.valid.as_ref() == Some(&valid) && !q.cancelled
+                        })
+                    });
+                    if let Some(r) = hit {
+                        self.out.requests[r].cancelled = true;
+                        let q = self.out.requests[r].clone();
+                        self.out.findings.push(Finding {
+                            kind: K::CancelledRequest,
+                            session: self.out.name.clone(),
+                            direction: Some(d),
+                            id: FindingId::One(q.id.clone()),
+                            alt_ids: vec![],
+                            method: q.method.clone(),
+                            input: self.out.input,
+                            location: q.loc,
+                            evidence: q.evidence,
+                            detail: format!("the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault", q.method.as_deref().unwrap_or("the request")),
+                        });
+                    }
+                }
+            }
+            return;
+        }
+        self.out.counts.requests += 1;
+        let method = m.method.as_deref().map(str::to_string);
+        match &m.id {
+            Id::Null => self.find(K::NullRequestId, f, Some(d), FindingId::One(Id::Null), method.clone(),
+                "a request with id null: it can never be paired (a notification has no id member)".into()),
+            id if id.is_fractional() => self.find(K::FractionalId, f, Some(d), FindingId::One(id.clone()), method.clone(),
+                "a numeric id with a fractional part; MCP ids are strings or integers".into()),
+            id if id.precision_risk() => self.find(K::IdPrecisionRisk, f, Some(d), FindingId::One(id.clone()), method.clone(),
+                "an integer id beyond ±2^53, which JavaScript clients cannot hold exactly".into()),
+            _ => {}
+        }
+        let valid = m.id.valid();
+        let ri = self.out.requests.len();
+        let on_stream = f.http.as_ref().is_some_and(|h| h.is_request_body && (h.stream || h.status == 0));
+        self.out.requests.push(Req {
+            id: m.id.clone(),
+            valid: valid.clone(),
+            method: method.clone(),
+            direction: d,
+            ts: f.ts,
+            response_ts: None,
+            latency: None,
+            batch: None,
+            response_position: None,
+            cancelled: false,
+            answered: false,
+            duplicate: false,
+            late: false,
+            on_stream,
+            entry: f.http.as_ref().map(|h| h.entry),
+            loc: f.prov.location,
+            evidence: evidence(f),
+            input: self.out.input,
+        });
+        if let Some(b) = batch {
+            if valid.is_some() {
+                let pos = self.out.batches[b].reqs.len();
+                self.out.batches[b].reqs.push(ri);
+                self.out.requests[ri].batch = Some((b, pos));
+            }
+        }
+        let Some(valid) = valid else { return };
+        let lk = valid.loose();
+        let sp = &self.spaces[dir_index(d)];
+        let pending_same = sp.pending.get(&lk).is_some_and(|l| {
+            l.iter().any(|&r| {
+                let q = &self.out.requests[r];
+                q.valid.as_ref() == Some(&valid) && !q.cancelled
+            })
+        });
+        if pending_same {
+            self.out.requests[ri].duplicate = true;
+            self.find(K::DuplicateId, f, Some(d), FindingId::One(m.id.clone()), method,
+                format!("id {} is still pending in this session; responses cannot be told apart", m.id.json_text()));
+        } else if sp.ever.contains(&valid) && self.reuse_forbidden() {
+            self.find(K::IdReused, f, Some(d), FindingId::One(m.id.clone()), method,
+                format!("id {} was already used in this session; MCP forbids reusing request ids", m.id.json_text()));
+        }
+        let sp = &mut self.spaces[dir_index(d)];
+        sp.ever.insert(valid);
+        sp.pending.entry(lk).or_default().push(ri);
+    }
+
+    /// Up to 2025-11-25 any reuse is a fault; 2026-07-28 only forbids
+    /// pending ids (FORMATS.md §3.1).
+    fn reuse_forbidden(&self) -> bool {
+        self.out.revision.as_deref() != Some("2026-07-28")
+    }
+
+    fn problems(&mut self, f: &Frame, d: Direction, m: &Message) {
+        if m.rebuilt {
+            return;
+        }
+        for p in &m.problems {
+            let (kind, detail) = match p {
+                Problem::BadJsonrpcVersion => (K::BadJsonrpcVersion, "jsonrpc is missing or not exactly \"2.0\"".to_string()),
+                Problem::InvalidRequest(why) => (K::InvalidRequest, format!("not a valid JSON-RPC message: {why}")),
+                Problem::ResultAndError => (K::ResultAndError, "a response carrying both result and error".to_string()),
+                Problem::NeitherResultNorError => (K::NeitherResultNorError, "a response carrying neither result nor error".to_string()),
+            };
+            self.find(kind, f, Some(d), FindingId::One(m.id.clone()), m.method.as_deref().map(str::to_string), detail);
+        }
+    }
+
+    /// Responses of one frame (rules 5, 6, 7, 9).
+    fn responses(&mut self, f: &Frame, d: Direction, items: &[&Message], moved: bool) {
+        let mut linked: Vec<usize> = Vec::new();
+        let mut non_null = 0usize;
+        let mut null_ids = 0usize;
+        let mut unknown = 0usize;
+        let entry = f.http.as_ref().map(|h| h.entry);
+        for m in items {
+            self.out.counts.messages += 1;
+            self.out.counts.responses += 1;
+            self.problems(f, d, m);
+            if matches!(m.id, Id::Other(_)) {
+                continue;
+            }
+            if matches!(m.id, Id::Null | Id::Absent) {
+                if m.has_error {
+                    null_ids += 1;
+                    let code = m.error_code.map(|c| format!(" (code {c})")).unwrap_or_default();
+                    self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
+                        format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
+                } else {
+                    non_null += 1;
+                    unknown += 1;
+                    self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(Id::Null), None,
+                        "a success response without an id: it answers no request".into());
+                }
+                continue;
+            }
+            non_null += 1;
+            let Some(lk) = m.id.loose() else { continue };
+            let space = dir_index(d.other());
+            let strict = m.id.valid();
+            let pick = self.spaces[space].pending.get(&lk).and_then(|lst| {
+                let reqs = &self.out.requests;
+                let same = |r: usize| strict.is_some() && reqs[r].valid == strict;
+                let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
+                lst.iter().position(|&r| same(r) && here(r))
+                    .or_else(|| lst.iter().position(|&r| same(r)))
+                    .or_else(|| lst.iter().position(|&r| here(r)))
+                    .or(if lst.is_empty() { None } else { Some(0) })
+            });
+            if let Some(pos) = pick {
+                let lst = self.spaces[space].pending.get_mut(&lk).expect("present");
+                let ri = lst.remove(pos);
+                if lst.is_empty() {
+                    self.spaces[space].pending.remove(&lk);
+                }
+                self.spaces[space].answered.insert(lk, ri);
+                self.pair(f, d, m, ri, moved, &mut linked);
+            } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
+                let method = self.out.requests[ri].method.clone();
+                self.find(K::DuplicateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
+                    format!("a second response for id {}, which was already answered", m.id.json_text()));
+                if let Some((b, _)) = self.out.requests[ri].batch {
+                    if !linked.contains(&b) {
+                        linked.push(b);
+                    }
+                }
+            } else {
+                unknown += 1;
+                self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
+                    format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
+            }
+        }
+        if let (Some(h), Direction::S2c) = (&f.http, d) {
+            if let Some(&b) = self.entry_batch.get(&h.entry) {
+                if !self.out.batches[b].reqs.is_empty() && !linked.contains(&b) {
+                    linked.push(b);
+                }
+            }
+        }
+        for b in linked {
+            let bt = &mut self.out.batches[b];
+            bt.linked += non_null;
+            bt.null_id += null_ids;
+            bt.unknown += unknown;
+            if bt.reply.is_none() {
+                bt.reply = Some((f.prov.location, evidence(f)));
+            }
+            if f.ts.is_some() && !moved {
+                bt.completed = bt.completed.max(f.ts);
+            }
+        }
+    }
+
+    fn pair(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize, moved: bool, linked: &mut Vec<usize>) {
+        self.out.counts.pairs += 1;
+        let req_id = self.out.requests[ri].id.clone();
+        if self.out.requests[ri].valid != m.id.valid() {
+            let method = self.out.requests[ri].method.clone();
+            self.out.findings.push(Finding {
+                kind: K::IdTypeChanged,
+                session: self.out.name.clone(),
+                direction: Some(d),
+                id: FindingId::One(req_id.clone()),
+                alt_ids: vec![m.id.clone()],
+                method,
+                input: self.out.input,
+                location: f.prov.location,
+                evidence: evidence(f),
+                detail: format!("request id {} was echoed as {}: paired, but a strict client would not match it", req_id.json_text(), m.id.json_text()),
+            });
+        }
+        let q = &mut self.out.requests[ri];
+        q.answered = true;
+        q.response_ts = f.ts;
+        let latency = match f.stated_latency {
+            Some(l) => Some(l),
+            None => match (q.ts, f.ts) {
+                (Some(a), Some(b)) if !moved && b >= a => Some(b - a),
+                _ => None,
+            },
+        };
+        if !q.cancelled {
+            q.latency = latency;
+            if let Some(l) = latency {
+                if l > self.cfg.timeout_us {
+                    q.late = true;
+                    let method = q.method.clone();
+                    self.find(K::LateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
+                        format!("answered after {:.1} ms, past the {:.0} ms timeout: its caller had likely given up", l as f64 / 1000.0, self.cfg.timeout_us as f64 / 1000.0));
+                }
+            }
+        }
+        let q = &self.out.requests[ri];
+        if let Some((b, pos)) = q.batch {
+            let bt = &mut self.out.batches[b];
+            self.out.requests[ri].response_position = Some(bt.arrivals.len());
+            bt.arrivals.push(pos);
+            if !linked.contains(&b) {
+                linked.push(b);
+            }
+        }
+        if d == Direction::S2c && self.out.server.is_none() {
+            if let (Some(v), Some((n, ver))) = (&m.negotiated, &m.server_info) {
+                self.out.revision = Some(v.to_string());
+                self.out.server = Some((n.to_string(), ver.to_string()));
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        // missing_response (rule 7) and stream_closed_before_response.
+        let mut extra = Vec::new();
+        for q in &self.out.requests {
+            if q.valid.is_none() || q.answered || q.cancelled {
+                continue;
+            }
+            let base = Finding {
+                kind: K::MissingResponse,
+                session: self.out.name.clone(),
+                direction: Some(q.direction),
+                id: FindingId::One(q.id.clone()),
+                alt_ids: vec![],
+                method: q.method.clone(),
+                input: q.input,
+                location: q.loc,
+                evidence: q.evidence,
+                detail: format!("{} {} never got a response before the end of the capture", q.method.as_deref().unwrap_or("request"), q.id.json_text()),
+            };
+            if q.on_stream {
+                let mut s = base.clone();
+                s.kind = K::StreamClosedBeforeResponse;
+                s.detail = "its response stream ended (or never opened) without carrying the response; a disconnect is not a cancellation".into();
+                extra.push(s);
+            }
+            if !q.duplicate {
+                extra.push(base);
+            }
+        }
+        self.out.findings.extend(extra);
+        let slow = self.cfg.slow_us;
+        let factor = self.cfg.slow_factor;
+        for bi in 0..self.out.batches.len() {
+            let b = &self.out.batches[bi];
+            if b.reqs.is_empty() {
+                continue;
+            }
+            let reqs: Vec<&Req> = b.reqs.iter().map(|&r| &self.out.requests[r]).collect();
+            let expected = reqs.iter().filter(|q| q.answered || !q.cancelled).count();
+            let mut found = Vec::new();
+            if b.linked != expected {
+                found.push((K::ResponseCountMismatch, b.loc, b.evidence, b.direction,
+                    format!("{} request(s) with valid ids but {} response(s) linked to the batch", expected, b.linked)));
+            }
+            let mut sorted = b.arrivals.clone();
+            sorted.sort_unstable();
+            let mis: Vec<String> = (0..b.arrivals.len())
+                .filter(|&i| b.arrivals[i] != sorted[i])
+                .map(|i| reqs[sorted[i]].id.json_text())
+                .collect();
+            if !mis.is_empty() {
+                let (loc, ev) = b.reply.unwrap_or((b.loc, b.evidence));
+                let order: Vec<String> = b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
+                found.push((K::OutOfOrderBatch, loc, ev, b.direction.other(),
+                    format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
+            }
+            for (kind, loc, ev, dir, detail) in found {
+                let ids = b.ids.clone();
+                self.out.findings.push(Finding {
+                    kind, session: self.out.name.clone(), direction: Some(dir), id: FindingId::Batch(ids),
+                    alt_ids: vec![], method: None, input: self.out.input, location: loc, evidence: ev, detail,
+                });
+            }
+            // slow_tail inside a batch (rule 10).
+            let timed: Vec<(usize, Micros)> = b.reqs.iter().filter_map(|&r| {
+                let q = &self.out.requests[r];
+                if q.cancelled { None } else { q.latency.map(|l| (r, l)) }
+            }).collect();
+            if timed.len() >= 2 {
+                for &(r, l) in &timed {
+                    if l < slow {
+                        continue;
+                    }
+                    let others: Vec<Micros> = timed.iter().filter(|&&(o, _)| o != r).map(|&(_, x)| x).collect();
+                    let med = super::latency::median(&others);
+                    if (l as f64) >= factor * med {
+                        let q = self.out.requests[r].clone();
+                        self.out.findings.push(Finding {
+                            kind: K::SlowTail, session: self.out.name.clone(), direction: Some(q.direction),
+                            id: FindingId::One(q.id.clone()), alt_ids: vec![], method: q.method.clone(),
+                            input: q.input, location: q.loc, evidence: q.evidence,
+                            detail: format!("took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}

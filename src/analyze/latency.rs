@@ -1,0 +1,72 @@
+//! Latency quantiles and medians (DESIGN.md rule 10): exact, nearest rank.
+
+use serde::Serialize;
+
+use crate::record::Micros;
+
+/// Exact quantiles of a set of latencies, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Quantiles {
+    /// Number of latencies.
+    pub count: usize,
+    /// Nearest-rank p50 (ms).
+    pub p50: f64,
+    /// Nearest-rank p90 (ms).
+    pub p90: f64,
+    /// Nearest-rank p99 (ms).
+    pub p99: f64,
+    /// Largest (ms).
+    pub max: f64,
+}
+
+/// The value at 1-based rank ceil(q·n) of the ascending `sorted` values.
+pub fn nearest_rank(sorted: &[Micros], permille: usize) -> Micros {
+    let n = sorted.len();
+    let rank = (permille * n).div_ceil(1000).max(1);
+    sorted[rank.min(n) - 1]
+}
+
+/// Quantiles of `values` (µs in, ms out); `None` when empty.
+pub fn quantiles(values: &[Micros]) -> Option<Quantiles> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let ms = |x: Micros| x as f64 / 1000.0;
+    Some(Quantiles {
+        count: v.len(),
+        p50: ms(nearest_rank(&v, 500)),
+        p90: ms(nearest_rank(&v, 900)),
+        p99: ms(nearest_rank(&v, 990)),
+        max: ms(*v.last().unwrap_or(&0)),
+    })
+}
+
+/// Median in µs (an even count's median is the mean of the two middle
+/// values); 0 for an empty slice.
+pub fn median(values: &[Micros]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_by_hand() {
+        // 1..=10 ms: p50 rank 5 → 5 ms, p90 rank 9, p99 rank ceil(9.9)=10.
+        let v: Vec<Micros> = (1..=10).map(|x| x * 1000).collect();
+        let q = quantiles(&v).unwrap();
+        assert_eq!((q.p50, q.p90, q.p99, q.max, q.count), (5.0, 9.0, 10.0, 10.0, 10));
+        assert_eq!(median(&[1, 3]), 2.0);
+        assert_eq!(median(&[5, 1, 3]), 3.0);
+        assert!(quantiles(&[]).is_none());
+    }
+}

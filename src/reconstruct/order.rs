@@ -1,0 +1,225 @@
+//! Causal order inside a session (DESIGN.md rule 4).
+//!
+//! Line logs keep line order, with one exception (FORMATS.md §8.1
+//! "Order"): a request written after a response that answers it, with the
+//! same timestamp, is read just before that response.
+//!
+//! HAR frames are ordered by time: a POST body at `startedDateTime`, its
+//! response body at `startedDateTime + time`, ties by entry index, request
+//! before response, then position. A response-body frame only lies
+//! somewhere inside its body's window, so it is placed where causality puts
+//! it: after the request it answers (a legacy GET stream whose `time`
+//! closed at the headers), and before the POST that answers a server
+//! request it carries (sampling on a GET stream). Frames so placed are
+//! marked `moved`: a latency that depends on them is unknown.
+
+use std::collections::HashMap;
+
+use crate::record::{Direction, Frame, Kind, LooseKey, Member, Message, Micros, Payload};
+
+/// Orders a session's frames in place.
+pub fn order_session(s: &mut super::Session) {
+    if s.frames.iter().any(|f| f.http.is_some()) {
+        order_http(s);
+    } else {
+        order_lines(s);
+    }
+}
+
+/// The messages of a frame, in order.
+pub fn messages(f: &Frame) -> Vec<&Message> {
+    match &f.payload {
+        Payload::Single(m) => vec![m],
+        Payload::Batch(ms) => ms
+            .iter()
+            .filter_map(|m| match m {
+                Member::Message(m) => Some(m),
+                Member::NotObject => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn loose_of(m: &Message) -> Option<LooseKey> {
+    m.id.loose()
+}
+
+fn order_lines(s: &mut super::Session) {
+    let mut pending: HashMap<(Direction, LooseKey), usize> = HashMap::new();
+    let mut was_moved = vec![false; s.frames.len()];
+    let mut i = 0;
+    while i < s.frames.len() {
+        if let (Some(d), Some(ts)) = (s.frames[i].direction, s.frames[i].ts) {
+            let wanted: Vec<LooseKey> = messages(&s.frames[i])
+                .into_iter()
+                .filter(|m| m.kind == Kind::Response)
+                .filter_map(loose_of)
+                .filter(|k| pending.get(&(d.other(), k.clone())).copied().unwrap_or(0) == 0)
+                .collect();
+            let mut moved_one = false;
+            'search: for k in &wanted {
+                let mut j = i + 1;
+                while j < s.frames.len() && s.frames[j].ts == Some(ts) {
+                    let f = &s.frames[j];
+                    if !was_moved[j]
+                        && f.direction == Some(d.other())
+                        && messages(f).iter().any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
+                    {
+                        let f = s.frames.remove(j);
+                        s.frames.insert(i, f);
+                        was_moved.remove(j);
+                        was_moved.insert(i, true);
+                        moved_one = true;
+                        break 'search;
+                    }
+                    j += 1;
+                }
+            }
+            if moved_one {
+                continue;
+            }
+        }
+        if let Some(d) = s.frames[i].direction {
+            for m in messages(&s.frames[i]) {
+                let Some(k) = loose_of(m) else { continue };
+                match m.kind {
+                    Kind::Request => *pending.entry((d, k)).or_default() += 1,
+                    Kind::Response => {
+                        if let Some(n) = pending.get_mut(&(d.other(), k)) {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
+                    Kind::Notification => {}
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Sort key of an HTTP frame: (time µs, entry, part, stream entry, position).
+/// `part` is -1 for a frame pulled before a POST, 0 for a request body, 1
+/// for a response-body frame.
+type Key = (Micros, u64, i8, u64, u32);
+
+fn order_http(s: &mut super::Session) {
+    // Times of c2s request bodies by the loose ids of the requests they hold,
+    // and of c2s bodies that hold responses, by the responses' loose ids.
+    let mut requests_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
+    let mut answers_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
+    for f in &s.frames {
+        let (Some(h), Some(Direction::C2s)) = (&f.http, f.direction) else { continue };
+        for m in messages(f) {
+            let Some(k) = loose_of(m) else { continue };
+            let slot = match m.kind {
+                Kind::Request => &mut requests_at,
+                Kind::Response => &mut answers_at,
+                Kind::Notification => continue,
+            };
+            slot.entry(k).or_default().push((h.start, h.entry));
+        }
+    }
+    for v in requests_at.values_mut().chain(answers_at.values_mut()) {
+        v.sort();
+    }
+    let n = s.frames.len();
+    let mut keys: Vec<Key> = vec![(0, 0, 0, 0, 0); n];
+    let mut moved = vec![false; n];
+    // Group response-body frames by entry (a body is a stream).
+    let mut bodies: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (i, f) in s.frames.iter().enumerate() {
+        let Some(h) = &f.http else {
+            keys[i] = (f.ts.unwrap_or(0), u64::MAX, 1, u64::MAX, i as u32);
+            continue;
+        };
+        if h.is_request_body {
+            keys[i] = (h.start, h.entry, 0, h.entry, h.position);
+        } else {
+            keys[i] = (h.end, h.entry, 1, h.entry, h.position);
+            bodies.entry(h.entry).or_default().push(i);
+        }
+    }
+    for idx in bodies.values_mut() {
+        idx.sort_by_key(|&i| keys[i]);
+        let (start, end) = match &s.frames[idx[0]].http {
+            Some(h) => (h.start, h.end),
+            None => continue,
+        };
+        // Upper bounds: a server request must precede the POST answering it.
+        let mut up: Vec<Option<Key>> = vec![None; idx.len()];
+        // Lower bounds: a response must follow the request it answers.
+        let mut low: Vec<Option<Key>> = vec![None; idx.len()];
+        for (p, &i) in idx.iter().enumerate() {
+            let pos = keys[i].4;
+            for m in messages(&s.frames[i]) {
+                let Some(k) = loose_of(m) else { continue };
+                match m.kind {
+                    Kind::Request => {
+                        if let Some(ans) = answers_at.get(&k) {
+                            let after_end = ans.iter().any(|&(t, _)| t >= end);
+                            if !after_end {
+                                if let Some(&(t, e)) = ans.iter().find(|&&(t, _)| t >= start) {
+                                    let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
+                                    up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
+                                }
+                            }
+                        }
+                    }
+                    Kind::Response => {
+                        if let Some(reqs) = requests_at.get(&k) {
+                            let before = reqs.iter().any(|&(t, _)| t <= end);
+                            if !before {
+                                if let Some(&(t, e)) = reqs.first() {
+                                    let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);
+                                    low[p] = Some(low[p].map_or(cand, |l| l.max(cand)));
+                                }
+                            }
+                        }
+                    }
+                    Kind::Notification => {}
+                }
+            }
+        }
+        let mut run_up: Option<Key> = None;
+        let mut placed: Vec<Key> = idx.iter().map(|&i| keys[i]).collect();
+        for p in (0..idx.len()).rev() {
+            if let Some(u) = up[p] {
+                run_up = Some(run_up.map_or(u, |r| r.min(u)));
+            }
+            if let Some(u) = run_up {
+                let u = (u.0, u.1, u.2, u.3, placed[p].4);
+                if u < placed[p] {
+                    placed[p] = u;
+                }
+            }
+        }
+        let mut run_low: Option<Key> = None;
+        for p in 0..idx.len() {
+            if let Some(l) = low[p] {
+                run_low = Some(run_low.map_or(l, |r| r.max(l)));
+            }
+            if let Some(l) = run_low {
+                let l = (l.0, l.1, l.2, l.3, placed[p].4);
+                if l > placed[p] {
+                    placed[p] = l;
+                }
+            }
+        }
+        for (p, &i) in idx.iter().enumerate() {
+            if placed[p] != keys[i] {
+                moved[i] = true;
+                keys[i] = placed[p];
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| keys[i]);
+    let mut frames: Vec<Option<Frame>> = std::mem::take(&mut s.frames).into_iter().map(Some).collect();
+    s.frames = order.iter().filter_map(|&i| frames[i].take()).collect();
+    s.moved = order.iter().map(|&i| moved[i]).collect();
+}
+
+fn idx_entry(f: &Frame) -> u64 {
+    f.http.as_ref().map_or(0, |h| h.entry)
+}

@@ -1,0 +1,50 @@
+//! Shared helpers of the integration tests: run the real binary, find the
+//! shared tools.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/tools/NAME` (CI lays `shared/` beside the clone).
+pub fn tool(name: &str) -> PathBuf {
+    root().join("../shared/tools").join(name)
+}
+
+/// Runs `mcp-audit ARGS`.
+pub fn mcp_audit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-audit")).args(args).output().expect("run mcp-audit")
+}
+
+/// A fresh output directory under the target dir.
+pub fn out_dir(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("out").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    d
+}
+
+/// Analyses `input` into a fresh dir and checks it with check_case.py
+/// against `expected`; panics with the script's table on a mismatch.
+pub fn check_case(input: &Path, expected: &Path, name: &str) {
+    let out = out_dir(name);
+    let o = mcp_audit(&[input.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert!(matches!(o.status.code(), Some(0) | Some(1)), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    let c = Command::new("python3")
+        .arg(tool("check_case.py"))
+        .arg(expected)
+        .arg(out.join("summary.json"))
+        .arg(out.join("pairs.csv"))
+        .output()
+        .expect("run check_case.py");
+    assert!(
+        c.status.success(),
+        "{name}:\n{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
+}
