@@ -28,12 +28,12 @@ use std::borrow::Cow;
 use std::fmt;
 
 use base64::Engine as _;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::{sse, Input};
-use crate::record::jsonrpc::{parse_payload, PayloadError};
+use super::{Input, sse};
+use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
 use crate::record::{Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split};
 
@@ -62,14 +62,21 @@ pub fn parse(input: Input<'_>) -> Parsed {
             let offset = error_offset(input.text, e.line(), e.column());
             let what = if e.is_eof() { "HAR ends early" } else { "HAR is not valid JSON" };
             let n = sink.next_entry;
+            sink.parsed.incomplete = true;
             sink.parsed.errors.push(format!(
                 "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
                 e.line(),
                 e.column()
             ));
         }
-        Ok(()) if !sink.saw_log => sink.parsed.errors.push("not a HAR document: no `log` object".to_string()),
-        Ok(()) if !sink.saw_entries => sink.parsed.errors.push("HAR `log` has no `entries` array".to_string()),
+        Ok(()) if !sink.saw_log => {
+            sink.parsed.incomplete = true;
+            sink.parsed.errors.push("not a HAR document: no `log` object".to_string())
+        }
+        Ok(()) if !sink.saw_entries => {
+            sink.parsed.incomplete = true;
+            sink.parsed.errors.push("HAR `log` has no `entries` array".to_string())
+        }
         Ok(()) => {}
     }
     sink.parsed
@@ -147,7 +154,7 @@ impl<'de> Visitor<'de> for LogSeed<'_, '_> {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             match key.as_ref() {
                 "creator" => {
-                    let c = map.next_value::<Loose<Creator>>()?;
+                    let c = map.next_value::<Loose<Creator<'de>>>()?;
                     if let Some(name) = c.0.and_then(|c| c.name.0) {
                         self.0.parsed.dialect = dialect(&name);
                     }
@@ -249,23 +256,58 @@ impl Num {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Creator {
-    name: Loose<String>,
+/// A JSON string, borrowed from the input when it holds no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Entry {
-    #[serde(rename = "startedDateTime")]
-    started: Loose<String>,
+struct Creator<'a> {
+    #[serde(borrow)]
+    name: Loose<Text<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Entry<'a> {
+    #[serde(rename = "startedDateTime", borrow)]
+    started: Loose<Text<'a>>,
     time: Loose<Num>,
     timings: Loose<Timings>,
-    request: Loose<Request>,
-    response: Loose<Response>,
-    #[serde(rename = "_webSocketMessages")]
-    ws: Loose<Vec<Loose<WsMessage>>>,
+    #[serde(borrow)]
+    request: Loose<Request<'a>>,
+    #[serde(borrow)]
+    response: Loose<Response<'a>>,
+    #[serde(rename = "_webSocketMessages", borrow)]
+    ws: Loose<Vec<Loose<WsMessage<'a>>>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -281,59 +323,71 @@ struct Timings {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Header {
-    name: Loose<String>,
-    value: Loose<String>,
+struct Header<'a> {
+    #[serde(borrow)]
+    name: Loose<Text<'a>>,
+    #[serde(borrow)]
+    value: Loose<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Request {
-    method: Loose<String>,
-    url: Loose<String>,
-    headers: Loose<Vec<Loose<Header>>>,
-    #[serde(rename = "postData")]
-    post_data: Loose<PostData>,
+struct Request<'a> {
+    #[serde(borrow)]
+    method: Loose<Text<'a>>,
+    #[serde(borrow)]
+    url: Loose<Text<'a>>,
+    #[serde(borrow)]
+    headers: Loose<Vec<Loose<Header<'a>>>>,
+    #[serde(rename = "postData", borrow)]
+    post_data: Loose<PostData<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct PostData {
-    text: Loose<String>,
+struct PostData<'a> {
+    #[serde(borrow)]
+    text: Loose<Text<'a>>,
     /// Not in HAR 1.2; some exporters mark base64 request bodies this way.
-    encoding: Loose<String>,
+    #[serde(borrow)]
+    encoding: Loose<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Response {
+struct Response<'a> {
     status: Loose<Num>,
-    headers: Loose<Vec<Loose<Header>>>,
-    content: Loose<Content>,
+    #[serde(borrow)]
+    headers: Loose<Vec<Loose<Header<'a>>>>,
+    #[serde(borrow)]
+    content: Loose<Content<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Content {
-    #[serde(rename = "mimeType")]
-    mime_type: Loose<String>,
-    text: Loose<String>,
-    encoding: Loose<String>,
+struct Content<'a> {
+    #[serde(rename = "mimeType", borrow)]
+    mime_type: Loose<Text<'a>>,
+    #[serde(borrow)]
+    text: Loose<Text<'a>>,
+    #[serde(borrow)]
+    encoding: Loose<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct WsMessage {
-    #[serde(rename = "type")]
-    kind: Loose<String>,
+struct WsMessage<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Loose<Text<'a>>,
     time: Loose<Num>,
     opcode: Loose<Num>,
-    data: Loose<String>,
+    #[serde(borrow)]
+    data: Loose<Text<'a>>,
 }
 
 /// First non-empty value of a header, name compared case-insensitively
 /// (FORMATS.md §4 "header names case-insensitive, duplicates kept").
-fn header<'h>(headers: &'h Loose<Vec<Loose<Header>>>, name: &str) -> Option<&'h str> {
+fn header<'h>(headers: &'h Loose<Vec<Loose<Header<'_>>>>, name: &str) -> Option<&'h str> {
     headers.0.as_deref()?.iter().filter_map(|h| h.0.as_ref()).find_map(|h| {
         let n = h.name.0.as_deref()?;
         let v = h.value.0.as_deref()?.trim();
@@ -441,7 +495,7 @@ impl Sink<'_> {
         let file = self.input.file;
         let prov = |location: Location| Provenance { file, location, offset, len };
 
-        let e: Entry = match serde_json::from_str(raw) {
+        let e: Entry<'_> = match serde_json::from_str(raw) {
             Ok(e) => e,
             Err(err) => {
                 self.error(format!("entry {i}: not a HAR entry object ({err}); skipped"));
@@ -487,13 +541,13 @@ impl Sink<'_> {
         let status = resp.status.0.as_ref().and_then(Num::finite).map_or(0, |s| s as i64);
         let content = resp.content.0.unwrap_or_default();
         let mut mt = content.mime_type.0.as_deref().map(media_type).unwrap_or_default();
-        if mt.is_empty() || mt == "x-unknown" {
-            if let Some(ct) = header(&resp.headers, "content-type") {
-                mt = media_type(ct);
-            }
+        if (mt.is_empty() || mt == "x-unknown")
+            && let Some(ct) = header(&resp.headers, "content-type")
+        {
+            mt = media_type(ct);
         }
         let stream = mt == "text/event-stream";
-        let (body, body_empty): (Option<String>, bool) = if status == 0 {
+        let (body, body_empty): (Option<Cow<'_, str>>, bool) = if status == 0 {
             // Nothing arrived: the POST's requests stay unanswered.
             (None, true)
         } else {
@@ -506,7 +560,7 @@ impl Sink<'_> {
                     match decode_base64(&t) {
                         Ok(s) => {
                             let empty = s.is_empty();
-                            (Some(s), empty)
+                            (Some(Cow::Owned(s)), empty)
                         }
                         Err(err) => {
                             self.error(format!("entry {i}: response body is not valid base64 ({err}); not read"));
@@ -516,7 +570,7 @@ impl Sink<'_> {
                 }
                 Some(t) => {
                     let empty = t.is_empty();
-                    (Some(t), empty)
+                    (Some(t.0), empty)
                 }
             }
         };
@@ -556,31 +610,31 @@ impl Sink<'_> {
         };
 
         // Request body (FORMATS.md §2.3: one message or an array per POST).
-        if method == "POST" {
-            if let Some(pd) = req.post_data.0 {
-                let text = match (pd.text.0, pd.encoding.0.as_deref()) {
-                    (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
-                        Ok(s) => Some(s),
-                        Err(err) => {
-                            self.error(format!("entry {i}: request body is not valid base64 ({err}); not read"));
-                            None
-                        }
-                    },
-                    (t, _) => t,
-                };
-                if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
-                    let (payload, _) = read_payload(&text);
-                    self.parsed.records.push(Record::Frame(Frame {
-                        key: key.clone(),
-                        split: Split::Never,
-                        direction: Some(Direction::C2s),
-                        ts: req_ts,
-                        stated_latency: None,
-                        prov: prov(Location::entry(i, None)),
-                        payload,
-                        http: Some(ctx(true, 0)),
-                    }));
-                }
+        if method == "POST"
+            && let Some(pd) = req.post_data.0
+        {
+            let text = match (pd.text.0, pd.encoding.0.as_deref()) {
+                (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
+                    Ok(s) => Some(Cow::Owned(s)),
+                    Err(err) => {
+                        self.error(format!("entry {i}: request body is not valid base64 ({err}); not read"));
+                        None
+                    }
+                },
+                (t, _) => t.map(|t| t.0),
+            };
+            if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
+                let (payload, _) = read_payload(&text);
+                self.parsed.records.push(Record::Frame(Frame {
+                    key: key.clone(),
+                    split: Split::Never,
+                    direction: Some(Direction::C2s),
+                    ts: req_ts,
+                    stated_latency: None,
+                    prov: prov(Location::entry(i, None)),
+                    payload,
+                    http: Some(ctx(true, 0)),
+                }));
             }
         }
 
@@ -653,8 +707,21 @@ mod tests {
         )
     }
 
-    fn entry(started: &str, time: &str, req_headers: &str, post: Option<&str>, status: i64, resp_headers: &str, content: &str) -> String {
-        let post = post.map_or(String::new(), |t| format!(",\"postData\":{{\"mimeType\":\"application/json\",\"text\":{}}}", serde_json::to_string(t).unwrap()));
+    fn entry(
+        started: &str,
+        time: &str,
+        req_headers: &str,
+        post: Option<&str>,
+        status: i64,
+        resp_headers: &str,
+        content: &str,
+    ) -> String {
+        let post = post.map_or(String::new(), |t| {
+            format!(
+                ",\"postData\":{{\"mimeType\":\"application/json\",\"text\":{}}}",
+                serde_json::to_string(t).unwrap()
+            )
+        });
         format!(
             "{{\"startedDateTime\":\"{started}\",\"time\":{time},\"request\":{{\"method\":\"{}\",\"url\":\"http://127.0.0.1:3000/mcp\",\"headers\":[{req_headers}]{post}}},\"response\":{{\"status\":{status},\"headers\":[{resp_headers}],\"content\":{content}}},\"timings\":{{\"send\":0,\"wait\":1,\"receive\":0}}}}",
             if post.is_empty() { "GET" } else { "POST" }
@@ -694,11 +761,17 @@ mod tests {
         // Entry 0: initialize POST keyed by the response's session id.
         assert!(f.iter().all(|f| &*f.key == "S-1" && f.split == Split::Never));
         let z = parse_iso("2025-01-01T12:00:00.000Z").unwrap();
-        assert_eq!((f[0].direction, f[0].ts, f[0].prov.location), (Some(Direction::C2s), Some(z), Location::entry(0, None)));
+        assert_eq!(
+            (f[0].direction, f[0].ts, f[0].prov.location),
+            (Some(Direction::C2s), Some(z), Location::entry(0, None))
+        );
         assert_eq!((f[1].direction, f[1].ts), (Some(Direction::S2c), Some(z + 12_500)));
         assert!(matches!(&f[1].payload, Payload::Single(m) if m.negotiated.as_deref() == Some("2025-03-26")));
         let h = f[0].http.as_ref().unwrap();
-        assert_eq!((h.entry, h.is_request_body, &*h.method, h.status, h.stream, h.body_empty, h.body_has_json), (0, true, "POST", 200, false, false, true));
+        assert_eq!(
+            (h.entry, h.is_request_body, &*h.method, h.status, h.stream, h.body_empty, h.body_has_json),
+            (0, true, "POST", 200, false, false, true)
+        );
         assert_eq!((h.start, h.end, h.position, h.protocol_header.as_deref()), (z, z + 12_500, 0, None));
         // Entry 1: batch POST, SSE body with CRLF, a priming event (event 2)
         // and a cut last event.
@@ -718,10 +791,27 @@ mod tests {
 
     #[test]
     fn base64_bodies() {
-        let b64 = base64::engine::general_purpose::STANDARD.encode("data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"t\":\"\u{2013}\"}}\n\n");
+        let b64 = base64::engine::general_purpose::STANDARD
+            .encode("data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"t\":\"\u{2013}\"}}\n\n");
         let t = har(&[
-            entry("2025-01-01T12:00:00Z", "1", "", Some(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#), 200, "", &format!(r#"{{"mimeType":"text/event-stream","encoding":"base64","text":"{b64}"}}"#)),
-            entry("2025-01-01T12:00:01Z", "1", "", Some(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#), 200, "", r#"{"mimeType":"application/json","encoding":"base64","text":"!!not base64!!"}"#),
+            entry(
+                "2025-01-01T12:00:00Z",
+                "1",
+                "",
+                Some(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#),
+                200,
+                "",
+                &format!(r#"{{"mimeType":"text/event-stream","encoding":"base64","text":"{b64}"}}"#),
+            ),
+            entry(
+                "2025-01-01T12:00:01Z",
+                "1",
+                "",
+                Some(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#),
+                200,
+                "",
+                r#"{"mimeType":"application/json","encoding":"base64","text":"!!not base64!!"}"#,
+            ),
         ]);
         let p = run(&t);
         let f = frames(&p);
@@ -739,19 +829,54 @@ mod tests {
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let ping = r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#;
         let t = har(&[
-            entry("2025-01-01T12:00:00Z", "2", "", Some(note), 202, "", r#"{"size":0,"mimeType":"x-unknown","text":""}"#),
+            entry(
+                "2025-01-01T12:00:00Z",
+                "2",
+                "",
+                Some(note),
+                202,
+                "",
+                r#"{"size":0,"mimeType":"x-unknown","text":""}"#,
+            ),
             entry("2025-01-01T12:00:01Z", "2", "", Some(ping), 0, "", "{}"),
-            entry("2025-01-01T12:00:02Z", "2", "", Some(ping), 200, "", r#"{"size":10,"mimeType":"text/event-stream"}"#),
-            entry("2025-01-01T12:00:03Z", "2", "", Some(ping), 202, "", r#"{"mimeType":"text/plain","text":"Accepted"}"#),
+            entry(
+                "2025-01-01T12:00:02Z",
+                "2",
+                "",
+                Some(ping),
+                200,
+                "",
+                r#"{"size":10,"mimeType":"text/event-stream"}"#,
+            ),
+            entry(
+                "2025-01-01T12:00:03Z",
+                "2",
+                "",
+                Some(ping),
+                202,
+                "",
+                r#"{"mimeType":"text/plain","text":"Accepted"}"#,
+            ),
         ]);
         let p = run(&t);
         let f = frames(&p);
         assert_eq!(f.len(), 4, "only the request bodies");
-        let facts: Vec<_> = f.iter().map(|f| {
-            let h = f.http.as_ref().unwrap();
-            (h.entry, h.status, h.stream, h.body_empty, h.body_has_json, h.is_request_body)
-        }).collect();
-        assert_eq!(facts, vec![(0, 202, false, true, false, true), (1, 0, false, true, false, true), (2, 200, true, true, false, true), (3, 202, false, false, false, true)]);
+        let facts: Vec<_> = f
+            .iter()
+            .map(|f| {
+                let h = f.http.as_ref().unwrap();
+                (h.entry, h.status, h.stream, h.body_empty, h.body_has_json, h.is_request_body)
+            })
+            .collect();
+        assert_eq!(
+            facts,
+            vec![
+                (0, 202, false, true, false, true),
+                (1, 0, false, true, false, true),
+                (2, 200, true, true, false, true),
+                (3, 202, false, false, false, true)
+            ]
+        );
         assert_eq!(p.errors, vec!["entry 2: response body not captured (status 200)".to_string()]);
         // No session header: keyed by origin.
         assert!(f.iter().all(|f| &*f.key == "http://127.0.0.1:3000"));
@@ -761,9 +886,33 @@ mod tests {
     fn truncated_har_keeps_earlier_entries() {
         let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#);
         let t = har(&[
-            entry("2025-01-01T12:00:00Z", "2", "", Some(&ping(1)), 200, "", r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#),
-            entry("2025-01-01T12:00:01Z", "2", "", Some(&ping(2)), 200, "", r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"}"#),
-            entry("2025-01-01T12:00:02Z", "2", "", Some(&ping(3)), 200, "", r#"{"mimeType":"application/json","text":"{}"}"#),
+            entry(
+                "2025-01-01T12:00:00Z",
+                "2",
+                "",
+                Some(&ping(1)),
+                200,
+                "",
+                r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}"#,
+            ),
+            entry(
+                "2025-01-01T12:00:01Z",
+                "2",
+                "",
+                Some(&ping(2)),
+                200,
+                "",
+                r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"}"#,
+            ),
+            entry(
+                "2025-01-01T12:00:02Z",
+                "2",
+                "",
+                Some(&ping(3)),
+                200,
+                "",
+                r#"{"mimeType":"application/json","text":"{}"}"#,
+            ),
         ]);
         let cut = t.find("12:00:02Z").unwrap() + 3;
         let p = run(&t[..cut]);
@@ -780,21 +929,55 @@ mod tests {
 
     #[test]
     fn garbage_and_broken_entries() {
-        for text in ["", "garbage", "[1,2]", "{}", "{\"log\":5}", "{\"log\":{}}", "{\"log\":{\"entries\":null}}", "\u{0}\u{ffff}{", "{\"log\":{\"entries\":[{\"request\":"] {
+        for text in [
+            "",
+            "garbage",
+            "[1,2]",
+            "{}",
+            "{\"log\":5}",
+            "{\"log\":{}}",
+            "{\"log\":{\"entries\":null}}",
+            "\u{0}\u{ffff}{",
+            "{\"log\":{\"entries\":[{\"request\":",
+        ] {
             let p = run(text);
             assert!(p.records.is_empty());
             assert_eq!(p.errors.len(), 1, "{text:?}: {:?}", p.errors);
         }
-        let p = run(r#"{"log":{"creator":null,"entries":[null, 5, {"request":null}, {"request":{"method":"POST","postData":{"text":"not json"}},"response":null,"time":null}, {"startedDateTime":"2025-01-01T00:00:00Z","request":{"method":"post","url":"https://h.example/mcp?sessionId=abc","postData":{"text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}"}}}]}}"#);
+        let p = run(
+            r#"{"log":{"creator":null,"entries":[null, 5, {"request":null}, {"request":{"method":"POST","postData":{"text":"not json"}},"response":null,"time":null}, {"startedDateTime":"2025-01-01T00:00:00Z","request":{"method":"post","url":"https://h.example/mcp?sessionId=abc","postData":{"text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}"}}}]}}"#,
+        );
         assert_eq!(p.dialect, "har");
         assert_eq!(p.errors.len(), 4, "{:?}", p.errors);
-        assert!(p.errors[0].starts_with("entry 0:") && p.errors[1].starts_with("entry 1:") && p.errors[2].starts_with("entry 2:"));
+        assert!(
+            p.errors[0].starts_with("entry 0:")
+                && p.errors[1].starts_with("entry 1:")
+                && p.errors[2].starts_with("entry 2:")
+        );
         assert!(p.errors[3].starts_with("entry 3: `startedDateTime`"));
         let f = frames(&p);
         assert_eq!(f.len(), 2);
         assert_eq!((f[0].payload.clone(), f[0].ts, &*f[0].key), (Payload::Unparseable, None, "t.har"));
         assert_eq!(f[0].http.as_ref().unwrap().status, 0);
         assert_eq!(&*f[1].key, "abc");
+    }
+
+    /// Every prefix of a case HAR parses without panicking; the complete
+    /// entries before the cut are kept.
+    #[test]
+    fn every_prefix_of_a_case_is_safe() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/cases/b21_idle_post_stream_cut_by_edge.har");
+        let text = std::fs::read_to_string(path).expect("case b21");
+        let full = frames(&run(&text)).len();
+        let mut last = 0;
+        for cut in (0..=text.len()).filter(|c| text.is_char_boundary(*c)) {
+            let p = run(&text[..cut]);
+            let n = frames(&p).len();
+            assert!(n >= last && n <= full, "cut {cut}");
+            assert!(text[cut..].trim().is_empty() || p.errors.len() == 1, "cut {cut}: {:?}", p.errors);
+            last = n;
+        }
+        assert_eq!(last, full);
     }
 
     #[test]
@@ -813,8 +996,14 @@ mod tests {
         let p = run(t);
         let f = frames(&p);
         assert_eq!(f.len(), 2);
-        assert_eq!((f[0].direction, f[0].ts, f[0].prov.location), (Some(Direction::C2s), Some(1_735_689_600_500_000), Location::entry(0, Some(1))));
-        assert_eq!((f[1].direction, f[1].prov.location, &*f[1].key), (Some(Direction::S2c), Location::entry(0, Some(3)), "ws://h:80"));
+        assert_eq!(
+            (f[0].direction, f[0].ts, f[0].prov.location),
+            (Some(Direction::C2s), Some(1_735_689_600_500_000), Location::entry(0, Some(1)))
+        );
+        assert_eq!(
+            (f[1].direction, f[1].prov.location, &*f[1].key),
+            (Some(Direction::S2c), Location::entry(0, Some(3)), "ws://h:80")
+        );
         // Status 101 without `text`: an error line (rule 12), no panic.
         assert_eq!(p.errors.len(), 1);
     }
@@ -876,8 +1065,14 @@ mod tests {
                 if name.contains("legacy") || name.starts_with("b18") {
                     continue;
                 }
-                let exp_path = if dir.ends_with("real") { format!("{}.expected.json", path.display()) } else { path.with_extension("expected.json").display().to_string() };
-                let exp: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&exp_path).expect("expected file")).expect("expected JSON");
+                let exp_path = if dir.ends_with("real") {
+                    format!("{}.expected.json", path.display())
+                } else {
+                    path.with_extension("expected.json").display().to_string()
+                };
+                let exp: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&exp_path).expect("expected file"))
+                        .expect("expected JSON");
                 let c = &exp["facts"]["counts"];
                 let want = Counts {
                     requests: c["requests"].as_u64().unwrap(),
@@ -894,7 +1089,12 @@ mod tests {
                     _ => true,
                 };
                 if got != want || !sessions_ok || !p.errors.is_empty() {
-                    mismatches.push(format!("{name}: got {got:?} sessions {} errors {:?}, want {want:?} sessions {}", keys.len(), p.errors, c["sessions"]));
+                    mismatches.push(format!(
+                        "{name}: got {got:?} sessions {} errors {:?}, want {want:?} sessions {}",
+                        keys.len(),
+                        p.errors,
+                        c["sessions"]
+                    ));
                 }
                 checked += 1;
             }

@@ -17,7 +17,7 @@ pub fn tool(name: &str) -> PathBuf {
 
 /// Runs `mcp-audit ARGS`.
 pub fn mcp_audit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-audit")).args(args).output().expect("run mcp-audit")
+    Command::new(env!("CARGO_BIN_EXE_mcp-audit")).arg("analyze").args(args).output().expect("run mcp-audit")
 }
 
 /// A fresh output directory under the target dir.
