@@ -246,7 +246,7 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         records.push((i, l.records));
     }
     let sessions = reconstruct::build_sessions(records);
-    for s in &sessions {
+    for s in sessions.iter().filter(|s| s.counted) {
         if let Some(info) = infos.get_mut(s.input) {
             info.sessions += 1;
         }

@@ -165,6 +165,7 @@ pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
         await_reply: [None, None],
         entry_batch: HashMap::new(),
     };
+    w.out.counts.sessions = u64::from(s.counted);
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
         w.frame(f, moved);
     }
@@ -189,7 +190,9 @@ impl Walker<'_> {
     }
 
     fn frame(&mut self, f: &Frame, moved: bool) {
-        self.out.counts.frames += 1;
+        if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
+            self.out.counts.frames += 1;
+        }
         let Some(d) = f.direction else {
             self.non_json(f);
             return;
@@ -210,8 +213,10 @@ impl Walker<'_> {
         match &f.http {
             None => {
                 if let Some(b) = self.await_reply[dir_index(d)].take() {
-                    if matches!(f.payload, Payload::Batch(_)) {
-                        reply_to = Some(b);
+                    if let Payload::Batch(members) = &f.payload {
+                        if !self.answers_earlier_request(d, members) {
+                            reply_to = Some(b);
+                        }
                     }
                 }
             }
@@ -252,6 +257,20 @@ impl Walker<'_> {
             }
             Payload::NonJson => {}
         }
+    }
+
+    /// Whether an array holds a response that pairs with (or duplicates) a
+    /// request sent before it: then it answers that request's batch, not a
+    /// notification-only batch sent in between (rule 8, line logs).
+    fn answers_earlier_request(&self, d: Direction, members: &[Member]) -> bool {
+        let sp = &self.spaces[dir_index(d.other())];
+        members.iter().any(|m| match m {
+            Member::Message(m) if m.kind == Kind::Response => m
+                .id
+                .loose()
+                .is_some_and(|k| sp.pending.contains_key(&k) || sp.answered.contains_key(&k)),
+            _ => false,
+        })
     }
 
     fn non_json(&mut self, f: &Frame) {

@@ -50,11 +50,13 @@ pub struct Quantity {
     pub responses: u64,
     /// JSON arrays, either direction.
     pub batches: u64,
+    /// Sessions that carry traffic (rule 1).
+    pub sessions: u64,
     /// Paired requests.
     pub pairs: u64,
     /// `non_json_line` findings.
     pub non_json_lines: u64,
-    /// Frames read (objects, arrays and non-JSON traffic lines).
+    /// JSON frames read (one object or one array each).
     pub frames: u64,
 }
 
@@ -65,6 +67,7 @@ impl std::ops::AddAssign for Quantity {
         self.notifications += o.notifications;
         self.responses += o.responses;
         self.batches += o.batches;
+        self.sessions += o.sessions;
         self.pairs += o.pairs;
         self.non_json_lines += o.non_json_lines;
         self.frames += o.frames;

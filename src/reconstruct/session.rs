@@ -17,6 +17,10 @@ pub struct Session {
     /// Per frame: its time was moved by causal placement, so a latency that
     /// depends on it is unknown (rule 4).
     pub moved: Vec<bool>,
+    /// Counts as a session: it carries a message or a non-JSON line whose
+    /// direction is known. Lines that could not be read at all (an NDJSON
+    /// line that is no envelope) name no session of their own.
+    pub counted: bool,
 }
 
 #[derive(Default)]
@@ -46,7 +50,7 @@ pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
     let open = |sessions: &mut Vec<Session>, st: &mut KeyState, key: &str| {
         st.count += 1;
         let name = if st.count == 1 { key.to_string() } else { format!("{key}#{}", st.count) };
-        sessions.push(Session { name, input, frames: Vec::new(), moved: Vec::new() });
+        sessions.push(Session { name, input, frames: Vec::new(), moved: Vec::new(), counted: false });
         st.current = Some(sessions.len() - 1);
         st.has_traffic = false;
         st.has_initialize = false;
@@ -79,6 +83,7 @@ pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
     sessions.retain(|s| !s.frames.is_empty());
     for s in &mut sessions {
         s.moved = vec![false; s.frames.len()];
+        s.counted = s.frames.iter().any(|f| f.direction.is_some());
     }
     sessions
 }

@@ -60,7 +60,7 @@ pub fn summary(r: &Report<'_>) -> Value {
             "notifications": t.notifications,
             "responses": t.responses,
             "batches": t.batches,
-            "sessions": a.sessions.len(),
+            "sessions": t.sessions,
             "pairs": t.pairs,
             "non_json_lines": t.non_json_lines,
             "frames": t.frames,

@@ -57,7 +57,7 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         "{} {} input(s), {} session(s): {} messages ({} requests, {} notifications, {} responses), {} batches, {} paired, {} non-JSON lines",
         paint("mcp-audit", "1", color),
         r.inputs.len(),
-        a.sessions.len(),
+        t.sessions,
         t.messages,
         t.requests,
         t.notifications,
