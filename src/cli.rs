@@ -121,6 +121,7 @@ struct Loaded {
     info: InputInfo,
     records: Vec<Record>,
     fatal: bool,
+    one_direction: bool,
 }
 
 fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
@@ -169,6 +170,7 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
                 info: InputInfo { file: display, format: "unknown".into(), dialect: "unknown".into(), errors: vec![e.to_string()], ..Default::default() },
                 records: Vec::new(),
                 fatal: true,
+                one_direction: false,
             };
         }
     };
@@ -203,8 +205,9 @@ fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, 
             errors,
             other_lines: parsed.other_lines,
         },
-        records: parsed.records,
         fatal: fatal || parsed.incomplete,
+        one_direction: parsed.one_direction,
+        records: parsed.records,
     }
 }
 
@@ -243,7 +246,7 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         }
         any_fatal |= l.fatal;
         infos.push(l.info);
-        records.push((i, l.records));
+        records.push((i, l.records, l.one_direction));
     }
     let sessions = reconstruct::build_sessions(records);
     for s in sessions.iter().filter(|s| s.counted) {

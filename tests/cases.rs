@@ -46,10 +46,12 @@ cases! {
     b25_fractional_request_id_rejected => "b25_fractional_request_id_rejected.har";
     b27_notification_batch_answered_with_empty_array => "b27_notification_batch_answered_with_empty_array.har";
     b29_notification_post_awaited_until_timeout => "b29_notification_post_awaited_until_timeout.har";
+    b23_sse_crlf_line_endings => "b23_sse_crlf_line_endings.sse";
     b31_server_writes_null_for_notification => "b31_server_writes_null_for_notification.log";
     l01_claude_desktop_2025_09_metadata_dialect => "l01_claude_desktop_2025_09_metadata_dialect.log";
     l02_claude_desktop_2025_05_mcp_log_dialect => "l02_claude_desktop_2025_05_mcp_log_dialect.log";
     l03_vscode_editor_server_dialect => "l03_vscode_editor_server_dialect.log";
+    l05_cursor_2025_12_dialect_late_cancel_reply => "l05_cursor_2025_12_dialect_late_cancel_reply.log";
 }
 
 real! {
@@ -66,6 +68,14 @@ real! {
     har_ts_streamable_sse => "har_ts-streamable-sse__py-client.har";
     har_ts_streamable_sse_raw_batches => "har_ts-streamable-sse__raw-batches.har";
     har_ts_streamable_sse_large => "har_ts-streamable-sse__ts-client__large.har";
+    har_py_legacy_sse_client_hung => "har_py-legacy-sse__default-buffering-client-hung.har";
+    sse_py_progress => "sse_py_events.progress.headers.sse";
+    sse_py_slow_echo => "sse_py_events.slow_echo.body.sse";
+    sse_py_legacy_get => "sse_py_legacy.get_sse.headers.sse";
+    sse_ts_batch => "sse_ts_events.batch.body.sse";
+    sse_ts_get_stream => "sse_ts_events.get_stream.headers.sse";
+    sse_ts_progress => "sse_ts_events.progress.headers.sse";
+    sse_ts_resume => "sse_ts_events.resume.headers.sse";
     stdio_py_claude => "stdio_py-client__py-server.claude.log";
     stdio_py_pair => "stdio_py-client__py-server.client-to-server.jsonl";
     stdio_py_logger => "stdio_py-client__py-server.logger.log";

@@ -13,7 +13,12 @@ use common::{mcp_audit, out_dir, tool};
 fn run(format: &str, seed: u32, sessions: u32, messages: u32) {
     let name = format!("gen_{format}_{seed}");
     let dir = out_dir(&name);
-    let ext = if format == "har" { "har" } else if format == "envelope" { "ndjson" } else { "log" };
+    let ext = match format {
+        "har" => "har",
+        "envelope" => "ndjson",
+        "sse" => "sse",
+        _ => "log",
+    };
     let corpus = dir.join(format!("corpus.{ext}"));
     let manifest = dir.join("manifest.json");
     let g = Command::new("python3")
@@ -65,4 +70,9 @@ fn har_seeds() {
     for seed in [8, 9] {
         run("har", seed, 6, 200);
     }
+}
+
+#[test]
+fn sse_seeds() {
+    run("sse", 10, 6, 200);
 }

@@ -139,6 +139,8 @@ pub struct SessionResult {
 
 struct Walker<'c> {
     cfg: &'c Config,
+    /// Raw SSE: one side only, so no pairing rules (nothing can pair).
+    one_direction: bool,
     out: SessionResult,
     spaces: [Space; 2],
     await_reply: [Option<usize>; 2],
@@ -160,6 +162,7 @@ fn evidence(f: &Frame) -> (u64, u32) {
 pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
     let mut w = Walker {
         cfg,
+        one_direction: s.one_direction,
         out: SessionResult { name: s.name.clone(), input: s.input, ..Default::default() },
         spaces: [Space::default(), Space::default()],
         await_reply: [None, None],
@@ -388,7 +391,7 @@ impl Walker<'_> {
         self.problems(f, d, m);
         if m.kind == Kind::Notification {
             self.out.counts.notifications += 1;
-            if m.method.as_deref() == Some("notifications/cancelled") {
+            if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
                 if let Some(valid) = m.cancel_id.as_ref().and_then(Id::valid) {
                     let lk = valid.loose();
                     let sp = &self.spaces[dir_index(d)];
@@ -460,6 +463,9 @@ impl Walker<'_> {
             }
         }
         let Some(valid) = valid else { return };
+        if self.one_direction {
+            return;
+        }
         let lk = valid.loose();
         let sp = &self.spaces[dir_index(d)];
         let pending_same = sp.pending.get(&lk).is_some_and(|l| {
@@ -522,7 +528,7 @@ impl Walker<'_> {
                     let code = m.error_code.map(|c| format!(" (code {c})")).unwrap_or_default();
                     self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
                         format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
-                } else {
+                } else if !self.one_direction {
                     non_null += 1;
                     unknown += 1;
                     self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(Id::Null), None,
@@ -531,6 +537,9 @@ impl Walker<'_> {
                 continue;
             }
             non_null += 1;
+            if self.one_direction {
+                continue;
+            }
             let Some(lk) = m.id.loose() else { continue };
             let space = dir_index(d.other());
             let strict = m.id.valid();
@@ -644,6 +653,9 @@ impl Walker<'_> {
     }
 
     fn finish(&mut self) {
+        if self.one_direction {
+            return;
+        }
         // missing_response (rule 7) and stream_closed_before_response.
         let mut extra = Vec::new();
         for q in &self.out.requests {

@@ -217,7 +217,7 @@ fn is_status_line(text: &str) -> bool {
 /// object or array is [`Payload::Unparseable`]. Other event types (the
 /// legacy `endpoint` event, FORMATS.md §2.2) are not traffic.
 pub fn parse_raw(input: Input<'_>) -> Parsed {
-    let mut parsed = Parsed { format: "sse", dialect: "sse", ..Default::default() };
+    let mut parsed = Parsed { format: "sse", dialect: "sse", one_direction: true, ..Default::default() };
     let mut parser = SseParser::default();
     let mut key: Box<str> = input.name.into();
     let mut in_headers = false;

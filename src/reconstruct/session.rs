@@ -21,6 +21,8 @@ pub struct Session {
     /// direction is known. Lines that could not be read at all (an NDJSON
     /// line that is no envelope) name no session of their own.
     pub counted: bool,
+    /// The input holds one direction only (raw SSE): no pairing rules.
+    pub one_direction: bool,
 }
 
 #[derive(Default)]
@@ -50,7 +52,7 @@ pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
     let open = |sessions: &mut Vec<Session>, st: &mut KeyState, key: &str| {
         st.count += 1;
         let name = if st.count == 1 { key.to_string() } else { format!("{key}#{}", st.count) };
-        sessions.push(Session { name, input, frames: Vec::new(), moved: Vec::new(), counted: false });
+        sessions.push(Session { name, input, frames: Vec::new(), moved: Vec::new(), counted: false, one_direction: false });
         st.current = Some(sessions.len() - 1);
         st.has_traffic = false;
         st.has_initialize = false;
@@ -88,11 +90,13 @@ pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
     sessions
 }
 
-/// Sessions of every input, each ordered causally (rule 4).
-pub fn build_sessions(inputs: Vec<(usize, Vec<Record>)>) -> Vec<Session> {
+/// Sessions of every input `(index, records, one_direction)`, each ordered
+/// causally (rule 4).
+pub fn build_sessions(inputs: Vec<(usize, Vec<Record>, bool)>) -> Vec<Session> {
     let mut out = Vec::new();
-    for (input, records) in inputs {
+    for (input, records, one_direction) in inputs {
         for mut s in split_sessions(input, records) {
+            s.one_direction = one_direction;
             super::order::order_session(&mut s);
             out.push(s);
         }

@@ -201,4 +201,7 @@ pub struct Parsed {
     /// The input could not be read to its end (a truncated or malformed
     /// document): what came before is still analysed, and the run exits 2.
     pub incomplete: bool,
+    /// The input holds one side of the conversation only (a raw SSE
+    /// capture): nothing can be paired, so only message-local rules apply.
+    pub one_direction: bool,
 }
