@@ -354,6 +354,7 @@ impl<'a> Sink<'a> {
             direction: at.direction,
             ts: at.ts,
             stated_latency: None,
+            event_id: None,
             prov,
             payload,
             http: None,

@@ -576,7 +576,7 @@ impl Sink<'_> {
         };
 
         // Response frames: (event number, payload).
-        let mut resp_frames: Vec<(Option<u64>, Payload)> = Vec::new();
+        let mut resp_frames: Vec<(Option<u64>, Payload, Option<Box<str>>)> = Vec::new();
         let mut body_has_json = false;
         if let Some(body) = body.as_deref() {
             if stream {
@@ -586,12 +586,13 @@ impl Sink<'_> {
                     }
                     let (p, json) = read_payload(&ev.data);
                     body_has_json |= json;
-                    resp_frames.push((Some(n as u64 + 1), p));
+                    let id = Some(ev.last_event_id.as_str()).filter(|i| !i.is_empty()).map(Box::from);
+                    resp_frames.push((Some(n as u64 + 1), p, id));
                 }
             } else if is_json_type(&mt) && !body.trim().is_empty() {
                 let (p, json) = read_payload(body);
                 body_has_json |= json;
-                resp_frames.push((None, p));
+                resp_frames.push((None, p, None));
             }
         }
 
@@ -631,6 +632,7 @@ impl Sink<'_> {
                     direction: Some(Direction::C2s),
                     ts: req_ts,
                     stated_latency: None,
+                    event_id: None,
                     prov: prov(Location::entry(i, None)),
                     payload,
                     http: Some(ctx(true, 0)),
@@ -638,13 +640,14 @@ impl Sink<'_> {
             }
         }
 
-        for (pos, (event, payload)) in resp_frames.into_iter().enumerate() {
+        for (pos, (event, payload, event_id)) in resp_frames.into_iter().enumerate() {
             self.parsed.records.push(Record::Frame(Frame {
                 key: key.clone(),
                 split: Split::Never,
                 direction: Some(Direction::S2c),
                 ts: resp_ts,
                 stated_latency: None,
+                event_id,
                 prov: prov(Location::entry(i, event)),
                 payload,
                 http: Some(ctx(false, u32::try_from(pos).unwrap_or(u32::MAX))),
@@ -672,6 +675,7 @@ impl Sink<'_> {
                 direction: Some(direction),
                 ts,
                 stated_latency: None,
+                event_id: None,
                 prov: prov(Location::entry(i, Some(n as u64 + 1))),
                 payload,
                 http: None,

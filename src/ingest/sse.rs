@@ -261,6 +261,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             direction: Some(Direction::S2c),
             ts: None,
             stated_latency: None,
+            event_id: Some(ev.last_event_id.as_str()).filter(|i| !i.is_empty()).map(Box::from),
             prov: Provenance {
                 file: input.file,
                 location: Location { line: Some(ev.line), event: Some(event_no), entry: None },

@@ -167,6 +167,10 @@ pub struct Frame {
     pub payload: Payload,
     /// The HTTP exchange (HAR only).
     pub http: Option<HttpContext>,
+    /// The SSE event id (`id:` field, the stream's last event id when the
+    /// event was dispatched) of a frame carried by an SSE event; used to
+    /// recognise replays after a reconnect (`sse_replay_duplicate`).
+    pub event_id: Option<Box<str>>,
 }
 
 /// One item of an ingested input, in input order.
