@@ -42,6 +42,7 @@ cases! {
     b13_parse_error_answered_with_null_id => "b13_parse_error_answered_with_null_id.log";
     b15_batch_refused_with_fresh_uuid_id => "b15_batch_refused_with_fresh_uuid_id.har";
     b16_batch_rejected_under_2025_03_26 => "b16_batch_rejected_under_2025_03_26.har";
+    b18_responses_broadcast_to_every_session => "b18_responses_broadcast_to_every_session.har";
     b21_idle_post_stream_cut_by_edge => "b21_idle_post_stream_cut_by_edge.har";
     b25_fractional_request_id_rejected => "b25_fractional_request_id_rejected.har";
     b27_notification_batch_answered_with_empty_array => "b27_notification_batch_answered_with_empty_array.har";
@@ -68,6 +69,7 @@ real! {
     har_ts_streamable_sse => "har_ts-streamable-sse__py-client.har";
     har_ts_streamable_sse_raw_batches => "har_ts-streamable-sse__raw-batches.har";
     har_ts_streamable_sse_large => "har_ts-streamable-sse__ts-client__large.har";
+    har_py_legacy_sse => "har_py-legacy-sse__py-client.har";
     har_py_legacy_sse_client_hung => "har_py-legacy-sse__default-buffering-client-hung.har";
     sse_py_progress => "sse_py_events.progress.headers.sse";
     sse_py_slow_echo => "sse_py_events.slow_echo.body.sse";

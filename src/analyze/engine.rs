@@ -284,6 +284,9 @@ impl Walker<'_> {
 
     fn awaited(&mut self, f: &Frame, ids: FindingId) {
         let Some(h) = &f.http else { return };
+        if h.legacy {
+            return;
+        }
         let time = h.end - h.start;
         let clean = h.status == 202 && h.body_empty;
         if !clean || time > self.cfg.slow_us {
@@ -434,7 +437,9 @@ impl Walker<'_> {
         }
         let valid = m.id.valid();
         let ri = self.out.requests.len();
-        let on_stream = f.http.as_ref().is_some_and(|h| h.is_request_body && (h.stream || h.status == 0));
+        // The stream that should carry its response: the POST's own SSE body,
+        // a POST that got nothing (status 0), or the legacy GET stream.
+        let on_stream = f.http.as_ref().is_some_and(|h| h.is_request_body && (h.stream || h.status == 0 || h.legacy));
         self.out.requests.push(Req {
             id: m.id.clone(),
             valid: valid.clone(),

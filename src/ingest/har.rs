@@ -529,8 +529,9 @@ impl Sink<'_> {
 
         // Session key (DESIGN.md rule 1).
         let resp = e.response.0.unwrap_or_default();
-        let key: Box<str> = header(&req.headers, "mcp-session-id")
-            .or_else(|| header(&resp.headers, "mcp-session-id"))
+        let header_key = header(&req.headers, "mcp-session-id").or_else(|| header(&resp.headers, "mcp-session-id"));
+        let mut legacy = header_key.is_none() && query_param(url, &["sessionId", "session_id"]).is_some();
+        let mut key: Box<str> = header_key
             .or_else(|| query_param(url, &["sessionId", "session_id"]))
             .map(Box::from)
             .or_else(|| origin(url).map(Box::from))
@@ -581,6 +582,16 @@ impl Sink<'_> {
         if let Some(body) = body.as_deref() {
             if stream {
                 for (n, ev) in sse::events(body).into_iter().enumerate() {
+                    // Legacy HTTP+SSE (FORMATS.md §2.2; DESIGN.md rule 1): the
+                    // GET stream's `endpoint` event names the POST URI and
+                    // its session; the stream belongs to that session.
+                    if ev.event_type == "endpoint" {
+                        if let Some(sid) = query_param(ev.data.trim(), &["sessionId", "session_id"]) {
+                            key = sid.into();
+                            legacy = true;
+                        }
+                        continue;
+                    }
                     if ev.event_type != "message" || ev.data.is_empty() {
                         continue;
                     }
@@ -608,6 +619,7 @@ impl Sink<'_> {
             end: end_us,
             position,
             protocol_header: protocol_header.clone(),
+            legacy,
         };
 
         // Request body (FORMATS.md §2.3: one message or an array per POST).

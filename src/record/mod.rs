@@ -142,6 +142,11 @@ pub struct HttpContext {
     pub position: u32,
     /// `MCP-Protocol-Version` request header, if any.
     pub protocol_header: Option<Box<str>>,
+    /// A legacy HTTP+SSE (2024-11-05) exchange: a POST to the endpoint the
+    /// GET stream named (its session from the `sessionId` query parameter),
+    /// or that GET stream. Such POSTs are always answered `202 Accepted`
+    /// (FORMATS.md §2.2), so `notification_batch_awaited` does not apply.
+    pub legacy: bool,
 }
 
 /// One frame: a JSON object, a JSON array (a batch), or a traffic line that
