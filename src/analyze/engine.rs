@@ -48,6 +48,16 @@ pub struct Req {
     pub evidence: (u64, u32),
     /// Input index.
     pub input: usize,
+    /// `notifications/progress` linked to it by its `progressToken`.
+    pub progress: u32,
+    /// Of those, how many came after its response (FORMATS.md §3.5:
+    /// progress must stop at completion, tasks excepted).
+    pub progress_after_response: u32,
+    /// Longest silence between its request, its progress notifications and
+    /// its response (µs), where times are known.
+    pub longest_silence: Option<Micros>,
+    /// Time of the last progress notification (or the request).
+    last_progress: Option<Micros>,
 }
 
 impl Req {
@@ -135,6 +145,8 @@ pub struct SessionResult {
     pub revision: Option<String>,
     /// Server (name, version) from the initialize result.
     pub server: Option<(String, String)>,
+    /// Progress notifications linked to no request by their token.
+    pub unlinked_progress: u64,
 }
 
 struct Walker<'c> {
@@ -145,6 +157,8 @@ struct Walker<'c> {
     spaces: [Space; 2],
     await_reply: [Option<usize>; 2],
     entry_batch: HashMap<u64, usize>,
+    /// (requester direction, progress token) → request index (FORMATS.md §3.5).
+    progress_tokens: HashMap<(Direction, Id), usize>,
 }
 
 fn dir_index(d: Direction) -> usize {
@@ -167,6 +181,7 @@ pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
         spaces: [Space::default(), Space::default()],
         await_reply: [None, None],
         entry_batch: HashMap::new(),
+        progress_tokens: HashMap::new(),
     };
     w.out.counts.sessions = u64::from(s.counted);
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
@@ -392,8 +407,17 @@ impl Walker<'_> {
     fn one(&mut self, f: &Frame, d: Direction, m: &Message, batch: Option<usize>) {
         self.out.counts.messages += 1;
         self.problems(f, d, m);
+        if d == Direction::C2s && self.out.revision.is_none() && m.method.as_deref() != Some("initialize") {
+            if let Some(v) = &m.offered {
+                // 2026-07-28 states its revision in every request's `_meta`.
+                self.out.revision = Some(v.to_string());
+            }
+        }
         if m.kind == Kind::Notification {
             self.out.counts.notifications += 1;
+            if m.method.as_deref() == Some("notifications/progress") {
+                self.progress(f, d, m);
+            }
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
                 if let Some(valid) = m.cancel_id.as_ref().and_then(Id::valid) {
                     let lk = valid.loose();
@@ -459,7 +483,14 @@ impl Walker<'_> {
             loc: f.prov.location,
             evidence: evidence(f),
             input: self.out.input,
+            progress: 0,
+            progress_after_response: 0,
+            longest_silence: None,
+            last_progress: f.ts,
         });
+        if let Some(tok) = &m.progress_token {
+            self.progress_tokens.insert((d, tok.clone()), ri);
+        }
         if let Some(b) = batch {
             if valid.is_some() {
                 let pos = self.out.batches[b].reqs.len();
@@ -490,6 +521,32 @@ impl Walker<'_> {
         let sp = &mut self.spaces[dir_index(d)];
         sp.ever.insert(valid);
         sp.pending.entry(lk).or_default().push(ri);
+    }
+
+    /// Links a `notifications/progress` to the request whose
+    /// `_meta.progressToken` it names (sent the other way).
+    fn progress(&mut self, f: &Frame, d: Direction, m: &Message) {
+        let Some(tok) = &m.progress_token else {
+            self.out.unlinked_progress += 1;
+            return;
+        };
+        let Some(&ri) = self.progress_tokens.get(&(d.other(), tok.clone())) else {
+            self.out.unlinked_progress += 1;
+            return;
+        };
+        let q = &mut self.out.requests[ri];
+        q.progress += 1;
+        if q.answered {
+            q.progress_after_response += 1;
+        }
+        if let (Some(a), Some(b)) = (q.last_progress, f.ts) {
+            if b >= a {
+                q.longest_silence = q.longest_silence.max(Some(b - a));
+            }
+        }
+        if f.ts.is_some() {
+            q.last_progress = f.ts;
+        }
     }
 
     /// Up to 2025-11-25 any reuse is a fault; 2026-07-28 only forbids
@@ -622,6 +679,13 @@ impl Walker<'_> {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
+        if q.progress > 0 {
+            if let (Some(a), Some(b)) = (q.last_progress, f.ts) {
+                if b >= a && !moved {
+                    q.longest_silence = q.longest_silence.max(Some(b - a));
+                }
+            }
+        }
         let latency = match f.stated_latency {
             Some(l) => Some(l),
             None => match (q.ts, f.ts) {

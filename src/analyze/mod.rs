@@ -268,8 +268,26 @@ pub struct SessionSummary {
     pub latency_ms: Option<Quantiles>,
     /// Findings per kind (kinds with none left out).
     pub findings_by_kind: std::collections::BTreeMap<&'static str, u64>,
+    /// Progress notifications and the requests they report on.
+    pub progress: ProgressSummary,
     /// Diagnosis hints that follow from the metrics.
     pub hints: Vec<String>,
+}
+
+/// Progress notifications of a session (FORMATS.md §3.5), linked to their
+/// request by `progressToken`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ProgressSummary {
+    /// Requests that asked for progress and got at least one notification.
+    pub requests_with_progress: u64,
+    /// Progress notifications linked to a request.
+    pub linked: u64,
+    /// Linked ones that came after the request's response.
+    pub after_response: u64,
+    /// Progress notifications whose token names no request.
+    pub unlinked: u64,
+    /// Longest silence (ms) between a request, its progress and its response.
+    pub longest_silence_ms: Option<f64>,
 }
 
 /// A server's self-description from `initialize`.
@@ -319,6 +337,16 @@ impl Analysis {
                 let metrics = batch_metrics(&[r]);
                 let count = |k: FindingKind| by_kind.get(k.name()).copied().unwrap_or(0);
                 let hints = hints(count, &metrics);
+                let mut progress = ProgressSummary { unlinked: r.unlinked_progress, ..Default::default() };
+                for q in r.requests.iter().filter(|q| q.progress > 0) {
+                    progress.requests_with_progress += 1;
+                    progress.linked += u64::from(q.progress);
+                    progress.after_response += u64::from(q.progress_after_response);
+                    if let Some(g) = q.longest_silence {
+                        let g = g as f64 / 1000.0;
+                        progress.longest_silence_ms = Some(progress.longest_silence_ms.map_or(g, |x: f64| x.max(g)));
+                    }
+                }
                 let lat: Vec<Micros> = r.requests.iter().filter(|q| !q.cancelled).filter_map(|q| q.latency).collect();
                 SessionSummary {
                     name: r.name.clone(),
@@ -329,6 +357,7 @@ impl Analysis {
                     metrics,
                     latency_ms: latency::quantiles(&lat),
                     findings_by_kind: by_kind,
+                    progress,
                     hints,
                 }
             })

@@ -62,14 +62,18 @@ pub struct Message {
     pub problems: Vec<Problem>,
     /// `params.requestId` of a `notifications/cancelled`.
     pub cancel_id: Option<Id>,
-    /// `params._meta.progressToken` of a request.
+    /// `params._meta.progressToken` of a request, or `params.progressToken`
+    /// of a `notifications/progress` (FORMATS.md §3.5).
     pub progress_token: Option<Id>,
     /// `result.protocolVersion` of a result that also has `serverInfo`
     /// (an initialize result).
     pub negotiated: Option<Box<str>>,
     /// `result.serverInfo` `(name, version)` of an initialize result.
     pub server_info: Option<(Box<str>, Box<str>)>,
-    /// `params.protocolVersion` of an `initialize` request.
+    /// The revision the requester states: `params.protocolVersion` of an
+    /// `initialize` request (the answered value wins), or
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of any
+    /// other message (2026-07-28, FORMATS.md §2.6).
     pub offered: Option<Box<str>>,
     /// Rebuilt from a log line that holds no body (LSP traces): envelope
     /// checks do not apply (FORMATS.md §8.1 "Rebuilt messages").
@@ -222,9 +226,12 @@ impl<'a> RawMessage<'a> {
                 match msg.method.as_deref() {
                     Some("notifications/cancelled") => msg.cancel_id = fields.request_id,
                     Some("initialize") => msg.offered = fields.protocol_version,
-                    _ => {}
+                    _ => msg.offered = fields.meta_protocol_version,
                 }
-                msg.progress_token = fields.progress_token;
+                msg.progress_token = match msg.method.as_deref() {
+                    Some("notifications/progress") => fields.notified_token,
+                    _ => fields.progress_token,
+                };
             }
         } else {
             if matches!(msg.id, Id::Other(_)) {
@@ -340,16 +347,24 @@ fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a RawValue>>
 struct ParamsFields {
     request_id: Option<Id>,
     progress_token: Option<Id>,
+    notified_token: Option<Id>,
     protocol_version: Option<Box<str>>,
+    meta_protocol_version: Option<Box<str>>,
 }
 
+/// `_meta` key of the revision a 2026-07-28 request states (FORMATS.md §2.6).
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
 fn params_fields(raw: &str) -> ParamsFields {
-    let f = object_members(raw, &["requestId", "_meta", "protocolVersion"]);
+    let f = object_members(raw, &["requestId", "_meta", "protocolVersion", "progressToken"]);
     let mut out = ParamsFields { request_id: f[0].map(|r| Id::from_raw(r.get())), ..Default::default() };
     if let Some(meta) = f[1].filter(|m| m.get().starts_with('{')) {
-        out.progress_token = object_members(meta.get(), &["progressToken"])[0].map(|r| Id::from_raw(r.get()));
+        let m = object_members(meta.get(), &["progressToken", META_PROTOCOL_VERSION]);
+        out.progress_token = m[0].map(|r| Id::from_raw(r.get()));
+        out.meta_protocol_version = m[1].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
     }
     out.protocol_version = f[2].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+    out.notified_token = f[3].map(|r| Id::from_raw(r.get()));
     out
 }
 
@@ -427,6 +442,10 @@ mod tests {
         assert_eq!(i.server_info, Some(("s".into(), "1".into())));
         let p = single(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}"#);
         assert_eq!(p.progress_token, Some(Id::Str("tok".into())));
+        let n = single(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#);
+        assert_eq!(n.progress_token, Some(Id::Int(7)));
+        let m = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#);
+        assert_eq!(m.offered.as_deref(), Some("2026-07-28"));
         assert_eq!(first_value_len(r#"{"a":1} { metadata: undefined }"#), Some(7));
     }
 }

@@ -95,6 +95,15 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
                 m.null_id_response
             );
         }
+        let p = &s.progress;
+        if p.linked + p.unlinked > 0 {
+            let silence = p.longest_silence_ms.map(|g| format!(", longest silence {g:.1} ms")).unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "  progress: {} notification(s) on {} request(s), {} after the response{}; {} unlinked",
+                p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
+            );
+        }
         let mine: Vec<&Finding> = a.findings.iter().filter(|f| f.session == s.name && f.input == s.input).collect();
         if mine.is_empty() {
             let _ = writeln!(o, "  no findings");
