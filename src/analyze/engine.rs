@@ -813,3 +813,108 @@ impl Walker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{analyze, Config, FindingKind};
+    use crate::ingest::{self, Input};
+    use crate::reconstruct::build_sessions;
+
+    /// Analyses an envelope log given as (ms, dir, message) lines and
+    /// returns (kind, id JSON) of every finding in order.
+    fn run(lines: &[(i64, &str, &str)]) -> (Vec<(&'static str, String)>, super::super::Analysis) {
+        let text: String = lines
+            .iter()
+            .map(|(ms, d, m)| {
+                let ts = crate::record::time::format_rfc3339(1_700_000_000_000_000 + ms * 1000);
+                format!("{{\"ts\":\"{ts}\",\"dir\":\"{d}\",\"msg\":{m}}}\n")
+            })
+            .collect();
+        let input = Input { file: 0, name: "t.ndjson", text: &text };
+        let parsed = ingest::parse(input, ingest::detect_format(&text));
+        let sessions = build_sessions(vec![(0, parsed.records, false)]);
+        let a = analyze(&Config::default(), &sessions);
+        let f = a.findings.iter().map(|f| (f.kind.name(), f.id.to_json().to_string())).collect();
+        (f, a)
+    }
+
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
+
+    fn init_result(rev: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{rev}","serverInfo":{{"name":"s","version":"1"}}}}}}"#)
+    }
+
+    #[test]
+    fn late_response_and_latency() {
+        let r = init_result("2025-06-18");
+        let (f, a) = run(&[
+            (0, "c2s", INIT),
+            (5, "s2c", &r),
+            (10, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#),
+            (70_011, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        ]);
+        assert_eq!(f, vec![("late_response", "1".to_string())]);
+        let lat: Vec<_> = a.sessions[0].requests.iter().map(|q| q.latency).collect();
+        assert_eq!(lat, vec![Some(5_000), Some(70_001_000)]);
+        assert_eq!(a.sessions[0].revision.as_deref(), Some("2025-06-18"));
+    }
+
+    #[test]
+    fn cancelled_request_may_still_be_answered_without_fault() {
+        let r = init_result("2025-06-18");
+        let (f, a) = run(&[
+            (0, "c2s", INIT),
+            (1, "s2c", &r),
+            (2, "c2s", r#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#),
+            (3, "c2s", r#"{"jsonrpc":"2.0","id":"b","method":"tools/call"}"#),
+            (90_000, "c2s", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#),
+            (90_000, "c2s", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b"}}"#),
+            (95_000, "s2c", r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+        ]);
+        // Both cancelled; "a" answered after the cancel: no late_response,
+        // no missing_response for "b", no latency for either.
+        assert_eq!(f, vec![("cancelled_request", "\"a\"".to_string()), ("cancelled_request", "\"b\"".to_string())]);
+        assert_eq!(a.latency.map(|q| q.count), Some(1));
+        let st: Vec<_> = a.sessions[0].requests.iter().map(|q| q.status().as_str()).collect();
+        assert_eq!(st, vec!["paired", "cancelled", "cancelled"]);
+    }
+
+    #[test]
+    fn id_reuse_depends_on_revision() {
+        for (rev, expect_reuse) in [("2025-06-18", true), ("2026-07-28", false)] {
+            let r = init_result(rev);
+            let (f, _) = run(&[
+                (0, "c2s", INIT),
+                (1, "s2c", &r),
+                (2, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+                (3, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+                (4, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+                (5, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            ]);
+            let reused = f.iter().filter(|(k, _)| *k == "id_reused").count();
+            assert_eq!(reused, usize::from(expect_reuse), "{rev}");
+        }
+    }
+
+    #[test]
+    fn id_kinds_at_requests_only() {
+        let (f, _) = run(&[
+            (0, "c2s", r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#),
+            (1, "s2c", r#"{"jsonrpc":"2.0","id":9007199254740993,"result":{}}"#),
+            (2, "c2s", r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (3, "s2c", r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#),
+            (4, "c2s", r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),
+            (5, "s2c", r#"{"jsonrpc":"2.0","id":"7","result":{}}"#),
+        ]);
+        assert_eq!(
+            f,
+            vec![
+                ("id_precision_risk", "9007199254740993".to_string()),
+                ("fractional_id", "1.5".to_string()),
+                ("unknown_id_response", "1.5".to_string()),
+                ("id_type_changed", "7".to_string()),
+            ]
+        );
+        let _ = FindingKind::ALL;
+    }
+}

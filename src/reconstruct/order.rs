@@ -223,3 +223,101 @@ fn order_http(s: &mut super::Session) {
 fn idx_entry(f: &Frame) -> u64 {
     f.http.as_ref().map_or(0, |h| h.entry)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::jsonrpc::parse_payload;
+    use crate::record::{HttpContext, Location, Provenance, Split};
+    use crate::reconstruct::Session;
+
+    fn frame(line: u64, d: Direction, ts: Option<Micros>, json: &str, http: Option<HttpContext>) -> Frame {
+        Frame {
+            key: "k".into(),
+            split: Split::Never,
+            direction: Some(d),
+            ts,
+            stated_latency: None,
+            prov: Provenance { file: 0, location: Location::line(line), offset: 0, len: 0 },
+            payload: parse_payload(json).unwrap(),
+            http,
+            event_id: None,
+        }
+    }
+
+    fn session(frames: Vec<Frame>) -> Session {
+        let n = frames.len();
+        Session { name: "k".into(), input: 0, frames, moved: vec![false; n], counted: true, one_direction: false }
+    }
+
+    fn lines_of(s: &Session) -> Vec<u64> {
+        s.frames.iter().map(|f| f.prov.location.line.unwrap_or(0)).collect()
+    }
+
+    #[test]
+    fn same_millisecond_request_is_read_before_its_response() {
+        // The recorder wrote the client's answer (line 2) before the
+        // server's roots/list request (line 3), both stamped 1000.
+        let mut s = session(vec![
+            frame(1, Direction::C2s, Some(900), r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#, None),
+            frame(2, Direction::C2s, Some(1000), r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, None),
+            frame(3, Direction::S2c, Some(1000), r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#, None),
+            frame(4, Direction::S2c, Some(1100), r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, None),
+        ]);
+        order_session(&mut s);
+        assert_eq!(lines_of(&s), vec![1, 3, 2, 4]);
+    }
+
+    #[test]
+    fn different_times_keep_line_order() {
+        let mut s = session(vec![
+            frame(1, Direction::C2s, Some(1000), r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, None),
+            frame(2, Direction::S2c, Some(1001), r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#, None),
+        ]);
+        order_session(&mut s);
+        assert_eq!(lines_of(&s), vec![1, 2]);
+    }
+
+    fn http(entry: u64, req: bool, start: Micros, end: Micros, pos: u32) -> Option<HttpContext> {
+        Some(HttpContext {
+            entry,
+            is_request_body: req,
+            method: "POST".into(),
+            status: 200,
+            stream: true,
+            body_empty: false,
+            body_has_json: true,
+            start,
+            end,
+            position: pos,
+            protocol_header: None,
+            legacy: false,
+        })
+    }
+
+    #[test]
+    fn server_request_on_a_stream_precedes_the_post_answering_it() {
+        // Entry 0: GET stream 0..10_000 carrying sampling request id 1.
+        // Entry 1: the client's answer POST at 5_000 (before the GET ends).
+        let mut s = session(vec![
+            frame(10, Direction::S2c, Some(10_000), r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage"}"#, http(0, false, 0, 10_000, 0)),
+            frame(11, Direction::C2s, Some(5_000), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, http(1, true, 5_000, 5_010, 0)),
+        ]);
+        order_session(&mut s);
+        assert_eq!(lines_of(&s), vec![10, 11]);
+        assert_eq!(s.moved, vec![true, false]);
+    }
+
+    #[test]
+    fn response_on_a_stream_closed_early_follows_its_request() {
+        // Entry 0: legacy GET whose `time` closed at 10 µs; it carries the
+        // answer to the POST of entry 1 at 5_000.
+        let mut s = session(vec![
+            frame(20, Direction::S2c, Some(10), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, http(0, false, 0, 10, 0)),
+            frame(21, Direction::C2s, Some(5_000), r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, http(1, true, 5_000, 5_002, 0)),
+        ]);
+        order_session(&mut s);
+        assert_eq!(lines_of(&s), vec![21, 20]);
+        assert_eq!(s.moved, vec![false, true]);
+    }
+}
