@@ -125,9 +125,9 @@ struct Loaded {
 }
 
 fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
-    match spec {
-        InputSpec::File(path) => load_file(path, file_index, format),
-        InputSpec::Pair { name, c2s, s2c } => {
+    match &spec.kind {
+        source::InputKind::File(path) => load_file(path, file_index, format),
+        source::InputKind::Pair { name, c2s, s2c } => {
             let display = c2s.display().to_string();
             let a = source::read(c2s);
             let b = source::read(s2c);
@@ -138,6 +138,10 @@ fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
                 match r {
                     Ok(f) => {
                         errors.extend(f.warnings.iter().map(|w| format!("{}: {w}", f.display)));
+                        if let Some(d) = &f.damage {
+                            errors.push(d.to_string());
+                            fatal = true;
+                        }
                         halves.push(Some(f));
                     }
                     Err(source::SourceError::NotFound(_)) => halves.push(None),
@@ -158,6 +162,19 @@ fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
             let parsed = if c.is_some() || s.is_some() { ingest::pair::parse(c, s, name) } else { Parsed::default() };
             finish(display, bytes, parsed, errors, fatal)
         }
+        // A glob that matched nothing or is malformed: one line, fatal.
+        source::InputKind::NoMatch(_) | source::InputKind::BadPattern { .. } => Loaded {
+            info: InputInfo {
+                file: spec.display(),
+                format: "unknown".into(),
+                dialect: "unknown".into(),
+                errors: spec.error().into_iter().map(|e| e.to_string()).collect(),
+                ..Default::default()
+            },
+            records: Vec::new(),
+            fatal: true,
+            one_direction: false,
+        },
     }
 }
 
@@ -184,8 +201,12 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
         (FormatArg::Stdio, _) => Format::Unknown,
     };
     let parsed = ingest::parse(input, fmt);
-    let warnings = file.warnings.iter().map(|w| format!("{display}: {w}")).collect();
-    let mut l = finish(display, file.bytes, parsed, warnings, false);
+    let mut warnings: Vec<String> = file.warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    // A damaged compressed stream: its whole lines are analysed, the run
+    // still exits 2 (the input is incomplete).
+    let damaged = file.damage.is_some();
+    warnings.extend(file.damage.iter().map(|d| d.to_string()));
+    let mut l = finish(display, file.bytes, parsed, warnings, damaged);
     if fmt == Format::Unknown {
         l.fatal = true;
     }

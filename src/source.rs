@@ -1,8 +1,41 @@
-//! Source: all input I/O. Expands paths, reads files, decodes text, and
-//! finds the partner of a per-direction file (FORMATS.md §8.3.8). Parsers
-//! never open files; they get the text read here.
+//! Source: all input I/O. Expands paths (directories, globs), reads files,
+//! decompresses `.gz` / `.zst`, decodes text, finds the partner of a
+//! per-direction file (FORMATS.md §8.3.8), and orders the rotated files of
+//! one log oldest first. Parsers never open files; they get the text read
+//! here.
+//!
+//! # Expansion rules ([`expand`])
+//! - An argument that exists is used as it is: a directory is walked
+//!   (sorted, recursively, `*.expected.json` and `*.md` skipped, symlinked
+//!   directories followed once: a loop is cut by the set of canonical paths
+//!   already walked).
+//! - An argument that does not exist and holds `*`, `?` or `[` is a glob
+//!   (shell rules: `*` stays inside one path component, `**` crosses
+//!   directories, a leading `.` must be matched literally); its matches are
+//!   sorted, directories among them walked, and `*.expected.json` / `*.md`
+//!   files skipped as in a directory. A glob that matches nothing, or is
+//!   malformed, becomes an input whose loading is one error line naming the
+//!   pattern ([`InputKind::NoMatch`], [`InputKind::BadPattern`]).
+//! - Anything else is kept as a file so that reading it reports the error.
+//! - `X.client-to-server.jsonl` and `X.server-to-client.jsonl` (each may be
+//!   compressed and/or rotated) become one [`InputKind::Pair`].
+//! - Rotated files of one log ([`Rotation`]) are placed next to each other,
+//!   oldest first, at the place of the first one met.
+//!
+//! # Compressed files ([`read`])
+//! gzip (`1f 8b`, several members allowed) and zstd (`28 b5 2f fd`, several
+//! frames and skippable frames allowed) are recognised by their magic bytes,
+//! whatever the name. Output is bounded by [`decompressed_limit`]. A corrupt
+//! or truncated stream keeps the whole lines decoded before the damage: they
+//! are analysed, and [`SourceFile::damage`] says what was lost (the run then
+//! exits 2, as for any incomplete input). All byte offsets of a compressed
+//! input (provenance, UTF-8 and NUL positions) are offsets in its
+//! decompressed text; [`SourceFile::bytes`] stays the size on disk.
 
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
 
 /// Why an input cannot be read at all (the run goes on with the others).
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +52,143 @@ pub enum SourceError {
     /// A NUL byte: not a text capture.
     #[error("{0}: binary file (NUL byte at byte offset {1}), not a text capture")]
     Binary(String, u64),
+    /// A NUL byte in the decompressed text of a `.gz` / `.zst` file.
+    #[error("{0}: binary content (NUL byte at byte offset {1} of the decompressed text), not a text capture")]
+    BinaryDecompressed(String, u64),
+    /// A glob that matched no input.
+    #[error("{0}: no file matches this pattern")]
+    NoMatch(String),
+    /// A glob that cannot be parsed.
+    #[error("{0}: not a valid glob pattern: {1}")]
+    BadPattern(String, String),
+    /// A compressed file that yields nothing usable.
+    #[error(transparent)]
+    Stream(#[from] StreamError),
+}
+
+/// The compression of an input, recognised by its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// gzip (RFC 1952), magic `1f 8b`.
+    Gzip,
+    /// Zstandard (RFC 8878), magic `28 b5 2f fd`.
+    Zstd,
+}
+
+impl Compression {
+    /// The compression whose magic bytes `bytes` starts with, if any.
+    pub fn sniff(bytes: &[u8]) -> Option<Compression> {
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        })
+    }
+}
+
+/// The output of a compressed file may be at most this many times its size
+/// on disk (gzip itself cannot exceed about 1032×; zstd can, but real logs
+/// stay far below)…
+pub const MAX_RATIO: u64 = 1000;
+/// …but at least this much is always allowed (64 MiB), so that a small,
+/// very repetitive log is never refused…
+pub const MIN_DECOMPRESSED_LIMIT: u64 = 64 << 20;
+/// …and never more than this (8 GiB), whatever the file's size.
+pub const MAX_DECOMPRESSED_LIMIT: u64 = 8 << 30;
+
+/// How many decompressed bytes a compressed file of `compressed` bytes may
+/// yield before reading stops with [`StreamError::TooLarge`]:
+/// `clamp(MAX_RATIO × compressed, MIN_DECOMPRESSED_LIMIT, MAX_DECOMPRESSED_LIMIT)`.
+/// Decompression never holds more than this (plus one read chunk) in memory.
+pub fn decompressed_limit(compressed: u64) -> u64 {
+    compressed.saturating_mul(MAX_RATIO).clamp(MIN_DECOMPRESSED_LIMIT, MAX_DECOMPRESSED_LIMIT)
+}
+
+/// What was kept of a damaged compressed stream: after a truncation, the
+/// whole lines decoded; after corruption, the whole lines of the gzip
+/// members / zstd frames that ended intact before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Salvage {
+    /// Whole lines kept (and analysed).
+    pub lines: u64,
+    /// Their bytes.
+    pub kept: u64,
+    /// Decoded bytes not kept (a partial last line, unverified output).
+    pub dropped: u64,
+}
+
+impl fmt::Display for Salvage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.lines == 0 {
+            write!(f, "no whole line before it can be kept ({} decoded byte(s) dropped), nothing analysed", self.dropped)
+        } else {
+            write!(
+                f,
+                "the {} whole line(s) ({} bytes) before it are analysed, the {} decoded byte(s) after them are dropped",
+                self.lines, self.kept, self.dropped
+            )
+        }
+    }
+}
+
+/// A problem inside a compressed stream (named by file, format and place).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// The stream is damaged at `offset` (bytes into the compressed file).
+    #[error("{file}: corrupt {format} stream at compressed byte offset {offset} of {size} ({detail}); {salvage}")]
+    Corrupt {
+        /// Display name.
+        file: String,
+        /// gzip or zstd.
+        format: Compression,
+        /// Compressed bytes consumed when the damage was found.
+        offset: u64,
+        /// Size of the compressed file.
+        size: u64,
+        /// The decoder's words.
+        detail: String,
+        /// What was kept.
+        salvage: Salvage,
+    },
+    /// The file ends inside the stream.
+    #[error("{file}: truncated {format} stream: the file ends at byte offset {size} inside the stream; {salvage}")]
+    Truncated {
+        /// Display name.
+        file: String,
+        /// gzip or zstd.
+        format: Compression,
+        /// Size of the compressed file (where it ends).
+        size: u64,
+        /// What was kept.
+        salvage: Salvage,
+    },
+    /// The output passed [`decompressed_limit`].
+    #[error(
+        "{file}: {format} stream decompresses to more than {limit} bytes (limit: {MAX_RATIO}× the {size}-byte file, at least 64 MiB, at most 8 GiB), stopped at compressed byte offset {offset}; not analysed (decompression bomb?)"
+    )]
+    TooLarge {
+        /// Display name.
+        file: String,
+        /// gzip or zstd.
+        format: Compression,
+        /// Size of the compressed file.
+        size: u64,
+        /// Compressed bytes consumed when the limit was passed.
+        offset: u64,
+        /// The limit that was passed.
+        limit: u64,
+    },
 }
 
 /// One readable input file.
@@ -26,24 +196,43 @@ pub enum SourceError {
 pub struct SourceFile {
     /// The path as the user gave it (or as found in a directory).
     pub path: PathBuf,
-    /// Display name used in every output.
+    /// Display name used in every output (the user's path, also for a
+    /// compressed file).
     pub display: String,
     /// Decoded text: UTF-8, one leading BOM removed, invalid bytes replaced
-    /// by U+FFFD.
+    /// by U+FFFD. For a compressed file, the decompressed text.
     pub text: String,
-    /// Size on disk, bytes.
+    /// Size on disk, bytes (compressed size for a compressed file).
     pub bytes: u64,
     /// Recoverable decoding problems (invalid UTF-8 at byte N).
     pub warnings: Vec<String>,
+    /// The compression found by magic bytes, if any.
+    pub compression: Option<Compression>,
+    /// A damaged compressed stream whose whole lines before the damage are
+    /// in `text`: the input is incomplete (the CLI reports this line and
+    /// exits 2), but what it holds is still analysed.
+    pub damage: Option<StreamError>,
 }
 
-/// One thing to analyse: a single file, or a per-direction pair.
+/// One thing to analyse, with its place in a rotation group.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputSpec {
-    /// A single capture file.
+pub struct InputSpec {
+    /// What to read.
+    pub kind: InputKind,
+    /// Set when this input is one of several rotated files of one log that
+    /// were given together; the members of a group are consecutive in
+    /// [`expand`]'s output, oldest first.
+    pub rotation: Option<Rotation>,
+}
+
+/// What an [`InputSpec`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputKind {
+    /// A single capture file (maybe compressed).
     File(PathBuf),
     /// `NAME.client-to-server.jsonl` + `NAME.server-to-client.jsonl`
-    /// (either may be absent on disk).
+    /// (either may be absent on disk, compressed, or rotated with the same
+    /// rotation suffix).
     Pair {
         /// The pair's name (NAME).
         name: String,
@@ -52,61 +241,394 @@ pub enum InputSpec {
         /// The server-to-client half.
         s2c: PathBuf,
     },
+    /// A glob that matched no file (loading it is one fatal error line).
+    NoMatch(String),
+    /// A glob that cannot be parsed (loading it is one fatal error line).
+    BadPattern {
+        /// The argument as given.
+        pattern: String,
+        /// Why it is not a pattern.
+        reason: String,
+    },
+}
+
+/// The place of an input among the rotated files of one log
+/// (`NAME`, `NAME.1`, `NAME.2.gz`, `NAME-20250101`, …).
+///
+/// Order, oldest first: `NAME-YYYYMMDD[HH[MM[SS]]]` by date, then `NAME.N`
+/// from the highest N down (logrotate: higher is older), then `NAME`. A
+/// `.gz` / `.zst` extension is ignored for this. A group needs at least two
+/// inputs with the same directory and NAME, one of them with a rotation
+/// suffix. A per-direction pair rotates as a whole (`X.client-to-server.jsonl.1`
+/// with `X.server-to-client.jsonl.1`).
+///
+/// A later stage that joins sessions across files uses `group` as the key:
+/// inputs with the same `group` are one log, cut into `len` pieces, and
+/// `index` 0 is the oldest. Each keeps its own line numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Rotation {
+    /// The current (newest) file's path without rotation or compression
+    /// suffix, e.g. `logs/app.log` (for a pair: its client-to-server path).
+    pub group: String,
+    /// 0 for the oldest member.
+    pub index: usize,
+    /// Members in the group.
+    pub len: usize,
+}
+
+impl InputSpec {
+    /// A plain single-file input (no rotation group).
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        InputSpec { kind: InputKind::File(path.into()), rotation: None }
+    }
+
+    /// The name used in outputs: the file, the pair's client-to-server
+    /// file, or the pattern.
+    pub fn display(&self) -> String {
+        match &self.kind {
+            InputKind::File(p) => p.display().to_string(),
+            InputKind::Pair { c2s, .. } => c2s.display().to_string(),
+            InputKind::NoMatch(p) | InputKind::BadPattern { pattern: p, .. } => p.clone(),
+        }
+    }
+
+    /// The error of an input that names nothing to read (a glob that
+    /// matched nothing or is malformed); `None` for files and pairs.
+    pub fn error(&self) -> Option<SourceError> {
+        match &self.kind {
+            InputKind::NoMatch(p) => Some(SourceError::NoMatch(p.clone())),
+            InputKind::BadPattern { pattern, reason } => Some(SourceError::BadPattern(pattern.clone(), reason.clone())),
+            _ => None,
+        }
+    }
 }
 
 const C2S_SUFFIX: &str = ".client-to-server.jsonl";
 const S2C_SUFFIX: &str = ".server-to-client.jsonl";
+const COMPRESSED_EXTS: [&str; 2] = [".gz", ".zst"];
+/// Directory levels walked below an argument.
+const MAX_DEPTH: usize = 32;
 
-/// Turns the command-line paths into inputs: directories are walked
-/// (sorted, recursively, `*.expected.json` skipped), and the two halves of a
-/// per-direction pair become one input reported under its client-to-server
-/// file. Paths that do not exist are kept as files so that reading them
-/// reports the error.
+/// Turns the command-line paths into inputs (see the module doc for the
+/// rules): directories walked, globs expanded, pairs joined, rotated files
+/// ordered oldest first and grouped. Never fails: what cannot be used
+/// becomes an input whose loading reports why.
 pub fn expand(paths: &[PathBuf]) -> Vec<InputSpec> {
-    let mut files = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
     for p in paths {
+        let s = p.to_string_lossy();
         if p.is_dir() {
-            walk(p, &mut files, 0);
+            walk(p, &mut items);
+        } else if !p.exists() && s.contains(['*', '?', '[']) {
+            match glob_paths(&s) {
+                Ok(found) => {
+                    let before = items.len();
+                    for f in found {
+                        if f.is_dir() {
+                            walk(&f, &mut items);
+                        } else if !skipped(&f) {
+                            items.push(Item::File(f));
+                        }
+                    }
+                    if items.len() == before {
+                        items.push(Item::Bad(InputKind::NoMatch(s.into_owned())));
+                    }
+                }
+                Err(reason) => items.push(Item::Bad(InputKind::BadPattern { pattern: s.into_owned(), reason })),
+            }
         } else {
-            files.push(p.clone());
+            items.push(Item::File(p.clone()));
         }
     }
-    let mut out: Vec<InputSpec> = Vec::new();
-    for f in files {
-        let s = f.to_string_lossy().to_string();
-        let spec = if let Some(base) = s.strip_suffix(C2S_SUFFIX).or_else(|| s.strip_suffix(S2C_SUFFIX)) {
-            let name = Path::new(base).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-            InputSpec::Pair { name, c2s: PathBuf::from(format!("{base}{C2S_SUFFIX}")), s2c: PathBuf::from(format!("{base}{S2C_SUFFIX}")) }
-        } else {
-            InputSpec::File(f)
-        };
-        if !out.contains(&spec) {
-            out.push(spec);
-        }
-    }
-    out
+    group_rotations(join_pairs(items))
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    if depth > 32 {
+enum Item {
+    File(PathBuf),
+    Bad(InputKind),
+}
+
+/// Files a directory walk (or a glob) leaves out: expected results and docs.
+fn skipped(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    s.ends_with(".expected.json") || s.ends_with(".md")
+}
+
+/// Walks `dir` (sorted, recursive); a directory already walked (same
+/// canonical path, e.g. through a symlink loop) is not walked again.
+fn walk(dir: &Path, out: &mut Vec<Item>) {
+    let mut seen = HashSet::new();
+    walk_in(dir, out, 0, &mut seen);
+}
+
+fn walk_in(dir: &Path, out: &mut Vec<Item>, depth: usize, seen: &mut HashSet<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Ok(c) = std::fs::canonicalize(dir)
+        && !seen.insert(c)
+    {
         return;
     }
     let Ok(rd) = std::fs::read_dir(dir) else {
-        out.push(dir.to_path_buf());
+        out.push(Item::File(dir.to_path_buf()));
         return;
     };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out, depth + 1);
-        } else if !p.to_string_lossy().ends_with(".expected.json") && !p.to_string_lossy().ends_with(".md") {
-            out.push(p);
+            walk_in(&p, out, depth + 1, seen);
+        } else if !skipped(&p) {
+            out.push(Item::File(p));
         }
     }
 }
 
-/// Reads and decodes one file.
+/// Expands a glob, one path component at a time (so that a pattern reads
+/// only the directories it names), following symlinks but never into a
+/// directory already visited. Results are sorted and deduplicated.
+fn glob_paths(pattern: &str) -> Result<Vec<PathBuf>, String> {
+    glob::Pattern::new(pattern).map_err(|e| e.to_string())?;
+    let opts = glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
+    let mut current: Vec<PathBuf> = vec![PathBuf::new()];
+    let comps: Vec<Component<'_>> = Path::new(pattern).components().collect();
+    for (i, comp) in comps.iter().enumerate() {
+        let last = i + 1 == comps.len();
+        let Component::Normal(name) = comp else {
+            current = current.into_iter().map(|p| p.join(comp.as_os_str())).collect();
+            continue;
+        };
+        let name = name.to_string_lossy();
+        let mut next = Vec::new();
+        if name == "**" {
+            // Zero or more directories.
+            let mut seen = HashSet::new();
+            for base in &current {
+                dirs_below(base, 0, &mut seen, &mut next);
+            }
+        } else if name.contains(['*', '?', '[']) {
+            let pat = glob::Pattern::new(&name).map_err(|e| e.to_string())?;
+            for base in &current {
+                let dir = if base.as_os_str().is_empty() { Path::new(".") } else { base.as_path() };
+                let Ok(rd) = std::fs::read_dir(dir) else { continue };
+                let mut found: Vec<PathBuf> = rd
+                    .filter_map(|e| e.ok())
+                    .filter(|e| pat.matches_with(&e.file_name().to_string_lossy(), opts))
+                    .map(|e| base.join(e.file_name()))
+                    .filter(|p| last || p.is_dir())
+                    .collect();
+                found.sort();
+                next.extend(found);
+            }
+        } else {
+            next = current.iter().map(|p| p.join(&*name)).filter(|p| if last { p.exists() } else { p.is_dir() }).collect();
+        }
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    current.sort();
+    current.dedup();
+    // A pattern of only `**` / literal parts can leave the empty path.
+    current.retain(|p| !p.as_os_str().is_empty());
+    Ok(current)
+}
+
+/// `base` and every directory below it (not hidden, loop-safe), in sorted
+/// order.
+fn dirs_below(base: &Path, depth: usize, seen: &mut HashSet<PathBuf>, out: &mut Vec<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let dir = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    if let Ok(c) = std::fs::canonicalize(dir)
+        && !seen.insert(c)
+    {
+        return;
+    }
+    out.push(base.to_path_buf());
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut subs: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| base.join(e.file_name()))
+        .filter(|p| p.is_dir())
+        .collect();
+    subs.sort();
+    for s in subs {
+        dirs_below(&s, depth + 1, seen, out);
+    }
+}
+
+/// A file name split into NAME, rotation suffix and compression extension:
+/// `app.log.2.gz` → (`app.log`, `.2`, `.gz`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NameParts {
+    stem: String,
+    rotation: String,
+    compression: String,
+    age: Age,
+}
+
+/// Where a file stands in its rotation; `Ord` is oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Age {
+    /// `NAME-YYYYMMDD…`: the digits, padded to 14 so they compare as times.
+    Dated(String),
+    /// `NAME.N`: `Reverse` so that a higher N sorts first (older).
+    Numbered(std::cmp::Reverse<u64>),
+    /// `NAME`: the file being written.
+    Current,
+}
+
+fn split_name(name: &str) -> NameParts {
+    let (rest, compression) = COMPRESSED_EXTS
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext).filter(|r| !r.is_empty()).map(|r| (r, *ext)))
+        .unwrap_or((name, ""));
+    let numbered = rest.rsplit_once('.').and_then(|(stem, n)| {
+        let ok = !stem.is_empty() && (1..=6).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit());
+        let v: u64 = if ok { n.parse().ok()? } else { return None };
+        Some((stem, Age::Numbered(std::cmp::Reverse(v))))
+    });
+    let dated = || {
+        rest.rsplit_once('-').and_then(|(stem, d)| {
+            let ok = !stem.is_empty()
+                && (8..=14).contains(&d.len())
+                && d.len() % 2 == 0
+                && d.bytes().all(|b| b.is_ascii_digit())
+                && matches!(&d[4..6], "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12")
+                && (1..=31).contains(&d[6..8].parse::<u32>().unwrap_or(0));
+            ok.then(|| (stem, Age::Dated(format!("{d:0<14}"))))
+        })
+    };
+    match numbered.or_else(dated) {
+        Some((stem, age)) => NameParts {
+            stem: stem.to_string(),
+            rotation: rest[stem.len()..].to_string(),
+            compression: compression.to_string(),
+            age,
+        },
+        None => NameParts { stem: rest.to_string(), rotation: String::new(), compression: compression.to_string(), age: Age::Current },
+    }
+}
+
+/// Joins the halves of per-direction pairs (one input at the place of the
+/// first half met) and drops duplicates.
+fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
+    let mut out: Vec<InputSpec> = Vec::new();
+    // (dir, NAME, rotation suffix) → index in `out`.
+    let mut pairs: HashMap<(PathBuf, String, String), usize> = HashMap::new();
+    let mut files: HashSet<PathBuf> = HashSet::new();
+    for item in items {
+        let f = match item {
+            Item::Bad(kind) => {
+                let spec = InputSpec { kind, rotation: None };
+                if !out.contains(&spec) {
+                    out.push(spec);
+                }
+                continue;
+            }
+            Item::File(f) => f,
+        };
+        let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+        let parts = f.file_name().map(|n| split_name(&n.to_string_lossy()));
+        let half = parts.as_ref().and_then(|p| {
+            p.stem.strip_suffix(C2S_SUFFIX).map(|b| (b, true)).or_else(|| p.stem.strip_suffix(S2C_SUFFIX).map(|b| (b, false)))
+        });
+        let (Some(parts), Some((base, is_c2s))) = (&parts, half) else {
+            if files.insert(f.clone()) {
+                out.push(InputSpec::file(f));
+            }
+            continue;
+        };
+        let key = (dir.clone(), base.to_string(), parts.rotation.clone());
+        let partner_name = |c2s: bool| format!("{base}{}{}", if c2s { C2S_SUFFIX } else { S2C_SUFFIX }, parts.rotation);
+        match pairs.get(&key) {
+            Some(&i) => {
+                // The other half (or the same one again): take its real path.
+                if let InputKind::Pair { c2s, s2c, .. } = &mut out[i].kind {
+                    *if is_c2s { c2s } else { s2c } = f.clone();
+                }
+            }
+            None => {
+                let partner = find_partner(&dir, &partner_name(!is_c2s), &parts.compression);
+                let (c2s, s2c) = if is_c2s { (f.clone(), partner) } else { (partner, f.clone()) };
+                pairs.insert(key, out.len());
+                out.push(InputSpec { kind: InputKind::Pair { name: base.to_string(), c2s, s2c }, rotation: None });
+            }
+        }
+    }
+    out
+}
+
+/// The partner half on disk: same compression first, then plain, `.gz`,
+/// `.zst`; if none exists, the same compression (reading reports it absent).
+fn find_partner(dir: &Path, name: &str, compression: &str) -> PathBuf {
+    let candidates = [compression, "", ".gz", ".zst"];
+    candidates
+        .iter()
+        .map(|ext| dir.join(format!("{name}{ext}")))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| dir.join(format!("{name}{compression}")))
+}
+
+/// The rotation key and age of an input (None for errors and for names
+/// that cannot rotate).
+fn rotation_key(spec: &InputSpec) -> Option<(String, Age)> {
+    let path = match &spec.kind {
+        InputKind::File(p) | InputKind::Pair { c2s: p, .. } => p,
+        _ => return None,
+    };
+    let parts = split_name(&path.file_name()?.to_string_lossy());
+    let dir = path.parent().unwrap_or(Path::new(""));
+    Some((dir.join(&parts.stem).display().to_string(), parts.age))
+}
+
+/// Puts the members of each rotation group next to each other, oldest
+/// first, at the place of the first member, and marks them.
+fn group_rotations(specs: Vec<InputSpec>) -> Vec<InputSpec> {
+    let keys: Vec<Option<(String, Age)>> = specs.iter().map(rotation_key).collect();
+    let mut members: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, k) in keys.iter().enumerate() {
+        if let Some((g, _)) = k {
+            members.entry(g.as_str()).or_default().push(i);
+        }
+    }
+    members.retain(|_, v| v.len() >= 2 && v.iter().any(|&i| keys[i].as_ref().is_some_and(|(_, a)| *a != Age::Current)));
+    let mut slots: Vec<Option<InputSpec>> = specs.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    for i in 0..slots.len() {
+        let Some((g, _)) = &keys[i] else {
+            out.extend(slots[i].take());
+            continue;
+        };
+        let Some(group) = members.get(g.as_str()) else {
+            out.extend(slots[i].take());
+            continue;
+        };
+        if slots[i].is_none() {
+            continue; // already placed with its group
+        }
+        let mut order = group.clone();
+        order.sort_by(|&a, &b| {
+            let (ka, kb) = (&keys[a].as_ref().expect("member has a key").1, &keys[b].as_ref().expect("member has a key").1);
+            ka.cmp(kb).then(a.cmp(&b))
+        });
+        let len = order.len();
+        for (index, m) in order.into_iter().enumerate() {
+            if let Some(mut s) = slots[m].take() {
+                s.rotation = Some(Rotation { group: g.clone(), index, len });
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// Reads and decodes one file, decompressing gzip / zstd (by magic bytes).
 pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
     let display = path.display().to_string();
     let bytes = match std::fs::read(path) {
@@ -114,17 +636,30 @@ pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SourceError::NotFound(display)),
         Err(e) => return Err(SourceError::Unreadable(display, e)),
     };
-    decode(display, path.to_path_buf(), bytes)
+    let Some(format) = Compression::sniff(&bytes) else {
+        return decode(display, path.to_path_buf(), bytes);
+    };
+    let size = bytes.len() as u64;
+    let (text, damage) = decompress(&display, format, &bytes, decompressed_limit(size))?;
+    drop(bytes);
+    let mut f = decode_text(display, path.to_path_buf(), text, size, true)?;
+    f.compression = Some(format);
+    f.damage = damage;
+    Ok(f)
 }
 
 /// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
 pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let size = bytes.len() as u64;
+    decode_text(display, path, bytes, size, false)
+}
+
+fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decompressed: bool) -> Result<SourceFile, SourceError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(SourceError::Empty(display));
     }
     if let Some(i) = memchr::memchr(0, &bytes) {
-        return Err(SourceError::Binary(display, i as u64));
+        return Err(if decompressed { SourceError::BinaryDecompressed(display, i as u64) } else { SourceError::Binary(display, i as u64) });
     }
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
     let mut warnings = Vec::new();
@@ -132,18 +667,215 @@ pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFi
         Ok(s) => s.to_string(),
         Err(e) => {
             warnings.push(format!(
-                "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
-                e.valid_up_to() + (bytes.len() - body.len())
+                "invalid UTF-8 at byte offset {}{}; such bytes are read as U+FFFD",
+                e.valid_up_to() + (bytes.len() - body.len()),
+                if decompressed { " of the decompressed text" } else { "" }
             ));
             String::from_utf8_lossy(body).into_owned()
         }
     };
-    Ok(SourceFile { path, display, text, bytes: size, warnings })
+    Ok(SourceFile { path, display, text, bytes: size, warnings, compression: None, damage: None })
+}
+
+/// How a decompression stopped early.
+enum Stop {
+    /// Damage found at `offset`; the first `verified` output bytes come from
+    /// gzip members / zstd frames that ended intact (checksum checked), the
+    /// rest may already be garbage.
+    Corrupt { offset: u64, detail: String, verified: usize },
+    /// The input ended inside a stream: everything decoded is what was
+    /// compressed, only the end is missing.
+    Truncated,
+    TooLarge { offset: u64 },
+}
+
+/// Decompresses `data` (all of it: several gzip members / zstd frames) with
+/// at most `limit` output bytes.
+///
+/// Returns the text and, for a damaged stream that still yields whole
+/// lines, the damage. What is kept: after a truncation, every whole line
+/// decoded; after corruption, only the whole lines of the members / frames
+/// that ended intact before it, since a decoder may emit garbage for a while
+/// before it notices damage. A stream that yields no whole line, or passes
+/// the limit, is an error.
+pub fn decompress(display: &str, format: Compression, data: &[u8], limit: u64) -> Result<(Vec<u8>, Option<StreamError>), SourceError> {
+    let (mut out, stop) = match format {
+        Compression::Gzip => gunzip(data, limit),
+        Compression::Zstd => unzstd(data, limit),
+    };
+    let size = data.len() as u64;
+    let file = display.to_string();
+    // Keeps the whole lines of `out[..trusted]`.
+    let salvage = |out: &mut Vec<u8>, trusted: usize| {
+        let decoded = out.len() as u64;
+        out.truncate(trusted);
+        let kept = memchr::memrchr(b'\n', out).map_or(0, |i| i + 1);
+        out.truncate(kept);
+        if !out.iter().any(|b| !b.is_ascii_whitespace()) {
+            out.clear();
+        }
+        let lines = memchr::memchr_iter(b'\n', out).count() as u64;
+        Salvage { lines, kept: out.len() as u64, dropped: decoded - out.len() as u64 }
+    };
+    let err = match stop {
+        None => return Ok((out, None)),
+        Some(Stop::TooLarge { offset }) => {
+            return Err(StreamError::TooLarge { file, format, size, offset, limit }.into());
+        }
+        Some(Stop::Corrupt { offset, detail, verified }) => {
+            let salvage = salvage(&mut out, verified);
+            StreamError::Corrupt { file, format, offset, size, detail, salvage }
+        }
+        Some(Stop::Truncated) => {
+            let all = out.len();
+            let salvage = salvage(&mut out, all);
+            StreamError::Truncated { file, format, size, salvage }
+        }
+    };
+    if out.is_empty() { Err(err.into()) } else { Ok((out, Some(err))) }
+}
+
+/// Read chunk of the gzip decoder.
+const CHUNK: usize = 64 << 10;
+
+/// gzip, one member at a time (so that each member's CRC marks a point up
+/// to which the output is known good).
+fn gunzip(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
+    let mut input: &[u8] = data;
+    while !input.is_empty() {
+        let verified = out.len();
+        let mut dec = flate2::bufread::GzDecoder::new(input);
+        loop {
+            match dec.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if (out.len() + n) as u64 > limit {
+                        let offset = (data.len() - dec.get_ref().len()) as u64;
+                        return (out, Some(Stop::TooLarge { offset }));
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let rest = dec.get_ref().len();
+                    let stop = if rest == 0 && e.kind() == std::io::ErrorKind::UnexpectedEof {
+                        Stop::Truncated
+                    } else {
+                        Stop::Corrupt { offset: (data.len() - rest) as u64, detail: e.to_string(), verified }
+                    };
+                    return (out, Some(stop));
+                }
+            }
+        }
+        let rest = dec.into_inner();
+        if rest.len() == input.len() {
+            // No progress: cannot happen with a well-behaved decoder, but
+            // never loop on input.
+            let offset = (data.len() - rest.len()) as u64;
+            let verified = out.len();
+            return (out, Some(Stop::Corrupt { offset, detail: "gzip member yields nothing".into(), verified }));
+        }
+        input = rest;
+    }
+    (out, None)
+}
+
+/// zstd, frame by frame (skippable frames skipped), checking each frame's
+/// content checksum when it has one.
+fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
+    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+    let mut input: &[u8] = data;
+    let mut dec = FrameDecoder::new();
+    let mut out = Vec::new();
+    let at = |input: &[u8]| (data.len() - input.len()) as u64;
+    while !input.is_empty() {
+        let frame_start = input;
+        let verified = out.len();
+        match dec.init(&mut input) {
+            Ok(()) => {}
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
+                match input.get(length as usize..) {
+                    Some(rest) => input = rest,
+                    None => return (out, Some(Stop::Truncated)),
+                }
+                continue;
+            }
+            Err(_) if input.is_empty() => return (out, Some(Stop::Truncated)),
+            // The offset of the frame whose header is bad.
+            Err(e) => return (out, Some(Stop::Corrupt { offset: at(frame_start), detail: e.to_string(), verified })),
+        }
+        loop {
+            if let Err(e) = dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)) {
+                if input.is_empty() {
+                    // Truncated: what the complete blocks produced is good.
+                    if (out.len() + dec.can_collect()) as u64 <= limit {
+                        let _ = dec.collect_to_writer(&mut out);
+                    }
+                    return (out, Some(Stop::Truncated));
+                }
+                return (out, Some(Stop::Corrupt { offset: at(input), detail: e.to_string(), verified }));
+            }
+            if (out.len() + dec.can_collect()) as u64 > limit {
+                return (out, Some(Stop::TooLarge { offset: at(input) }));
+            }
+            if let Err(e) = dec.collect_to_writer(&mut out) {
+                return (out, Some(Stop::Corrupt { offset: at(input), detail: e.to_string(), verified }));
+            }
+            if dec.is_finished() {
+                break;
+            }
+        }
+        if let (Some(want), Some(got)) = (dec.get_checksum_from_data(), dec.get_calculated_checksum())
+            && want != got
+        {
+            let detail = format!("content checksum {got:08x} does not match the frame's {want:08x}");
+            return (out, Some(Stop::Corrupt { offset: at(input), detail, verified }));
+        }
+    }
+    (out, None)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn zst(data: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+
+    fn names(v: &[InputSpec]) -> Vec<String> {
+        v.iter()
+            .map(|s| match &s.kind {
+                InputKind::File(p) | InputKind::Pair { c2s: p, .. } => p.file_name().unwrap().to_string_lossy().into_owned(),
+                _ => s.display(),
+            })
+            .collect()
+    }
+
+    fn touch(dir: &Path, names: &[&str]) {
+        for n in names {
+            std::fs::write(dir.join(n), "{}\n").unwrap();
+        }
+    }
+
+    /// Many lines, so that the compressed stream spans several blocks.
+    fn log_text(lines: usize) -> Vec<u8> {
+        let mut s = String::new();
+        for i in 0..lines {
+            s.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\",\"params\":{{\"n\":{}}}}}\n", i * 7919 % 10007));
+        }
+        s.into_bytes()
+    }
 
     #[test]
     fn decode_rules() {
@@ -161,6 +893,247 @@ mod tests {
     fn pairs_are_one_input() {
         let v = expand(&[PathBuf::from("a/x.client-to-server.jsonl"), PathBuf::from("a/x.server-to-client.jsonl")]);
         assert_eq!(v.len(), 1);
-        assert!(matches!(&v[0], InputSpec::Pair { name, .. } if name == "x"));
+        assert!(matches!(&v[0].kind, InputKind::Pair { name, .. } if name == "x"));
+        assert_eq!(v[0].rotation, None);
+    }
+
+    #[test]
+    fn compressed_pairs_find_their_partner() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), &["x.client-to-server.jsonl.gz", "x.server-to-client.jsonl", "y.server-to-client.jsonl.zst"]);
+        let v = expand(&[d.path().to_path_buf()]);
+        assert_eq!(v.len(), 2, "{v:?}");
+        let InputKind::Pair { name, c2s, s2c } = &v[0].kind else { panic!("{v:?}") };
+        assert_eq!(name, "x");
+        assert_eq!(c2s, &d.path().join("x.client-to-server.jsonl.gz"));
+        assert_eq!(s2c, &d.path().join("x.server-to-client.jsonl"));
+        // A lone half: the partner keeps its compression and is absent.
+        let InputKind::Pair { c2s, .. } = &v[1].kind else { panic!("{v:?}") };
+        assert_eq!(c2s, &d.path().join("y.client-to-server.jsonl.zst"));
+    }
+
+    #[test]
+    fn glob_sorted_and_skips() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), &["b.log", "a.log", "c.txt", "a.expected.json", ".hidden.log"]);
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        touch(&d.path().join("sub"), &["z.log", "y.log"]);
+        let pat = d.path().join("*.log");
+        assert_eq!(names(&expand(&[pat])), ["a.log", "b.log"]);
+        // `*` does not cross `/`, `**` does; a matched directory is walked.
+        assert_eq!(names(&expand(&[d.path().join("**/*.log")])), ["a.log", "b.log", "y.log", "z.log"]);
+        assert_eq!(names(&expand(&[d.path().join("s*")])), ["y.log", "z.log"]);
+        assert_eq!(names(&expand(&[d.path().join("[ab].*")])), ["a.log", "b.log"], "a.expected.json skipped");
+        assert_eq!(names(&expand(&[d.path().join("?.txt"), d.path().join("*.log")])), ["c.txt", "a.log", "b.log"]);
+    }
+
+    #[test]
+    fn glob_matching_nothing_is_one_error() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), &["a.log"]);
+        let pat = d.path().join("*.har");
+        let v = expand(&[pat.clone(), d.path().join("a.log")]);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].kind, InputKind::NoMatch(pat.display().to_string()));
+        let e = v[0].error().unwrap().to_string();
+        assert_eq!(e, format!("{}: no file matches this pattern", pat.display()));
+        assert!(v[1].error().is_none());
+        let v = expand(&[d.path().join("[a.log")]);
+        assert!(matches!(&v[0].kind, InputKind::BadPattern { .. }), "{v:?}");
+        assert!(v[0].error().unwrap().to_string().contains("not a valid glob pattern"));
+        // A file whose name holds glob characters is used as it is.
+        touch(d.path(), &["odd[1].log"]);
+        assert_eq!(names(&expand(&[d.path().join("odd[1].log")])), ["odd[1].log"]);
+    }
+
+    #[test]
+    fn gzip_and_zstd_round_trip_by_magic() {
+        let d = tempfile::tempdir().unwrap();
+        let text = log_text(5000);
+        for (name, bytes, fmt) in [("a.log.gz", gz(&text), Compression::Gzip), ("b.zst", zst(&text), Compression::Zstd), ("c.log", gz(&text), Compression::Gzip)] {
+            let p = d.path().join(name);
+            std::fs::write(&p, &bytes).unwrap();
+            let f = read(&p).unwrap();
+            assert_eq!(f.text.as_bytes(), &text[..], "{name}");
+            assert_eq!(f.compression, Some(fmt));
+            assert_eq!(f.bytes, bytes.len() as u64);
+            assert_eq!(f.display, p.display().to_string());
+            assert!(f.damage.is_none() && f.warnings.is_empty());
+        }
+        // Several gzip members and zstd frames are read as one text.
+        let (a, b) = text.split_at(text.len() / 2);
+        let two_gz = [gz(a), gz(b)].concat();
+        assert_eq!(decompress("m", Compression::Gzip, &two_gz, u64::MAX).unwrap().0, text);
+        // A skippable frame between two zstd frames.
+        let skip = [&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0][..], b"abc"].concat();
+        let two_zst = [zst(a), skip, zst(b)].concat();
+        assert_eq!(decompress("m", Compression::Zstd, &two_zst, u64::MAX).unwrap().0, text);
+        // Not compressed, though named so: read as text.
+        let p = d.path().join("plain.gz");
+        std::fs::write(&p, "{}\n").unwrap();
+        assert_eq!(read(&p).unwrap().compression, None);
+        // Decompressed offsets are said to be so.
+        let p = d.path().join("nul.gz");
+        std::fs::write(&p, gz(b"{}\n\0")).unwrap();
+        assert_eq!(read(&p).unwrap_err().to_string(), format!("{}: binary content (NUL byte at byte offset 3 of the decompressed text), not a text capture", p.display()));
+    }
+
+    #[test]
+    fn decompression_is_bounded() {
+        assert_eq!(decompressed_limit(0), MIN_DECOMPRESSED_LIMIT);
+        assert_eq!(decompressed_limit(1 << 20), 1000 << 20);
+        assert_eq!(decompressed_limit(1 << 40), MAX_DECOMPRESSED_LIMIT);
+        let zeros = vec![b'\n'; 4 << 20];
+        for (fmt, bytes) in [(Compression::Gzip, gz(&zeros)), (Compression::Zstd, zst(&zeros))] {
+            assert_eq!(decompress("x", fmt, &bytes, 4 << 20).unwrap().0.len(), 4 << 20, "{fmt}: at the limit is fine");
+            let e = decompress("bomb.gz", fmt, &bytes, 1 << 20).unwrap_err();
+            let SourceError::Stream(StreamError::TooLarge { limit, .. }) = &e else { panic!("{e}") };
+            assert_eq!(*limit, 1 << 20);
+            assert!(e.to_string().starts_with("bomb.gz: ") && e.to_string().contains("more than 1048576 bytes"), "{e}");
+        }
+        // Through `read` with the real limit: 200 MiB from a few KiB of zstd.
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("bomb.zst");
+        let big = vec![b' '; 200 << 20];
+        std::fs::write(&p, zst(&big)).unwrap();
+        drop(big);
+        let e = read(&p).unwrap_err();
+        assert!(matches!(e, SourceError::Stream(StreamError::TooLarge { limit: MIN_DECOMPRESSED_LIMIT, .. })), "{e}");
+    }
+
+    #[test]
+    fn truncated_stream_keeps_whole_lines() {
+        let text = log_text(20000);
+        for (fmt, bytes) in [(Compression::Gzip, gz(&text)), (Compression::Zstd, zst(&text))] {
+            let cut = &bytes[..bytes.len() * 2 / 3];
+            let (out, damage) = decompress("t.gz", fmt, cut, u64::MAX).unwrap();
+            assert!(!out.is_empty() && out.len() < text.len(), "{fmt}");
+            assert!(out.ends_with(b"\n") && text.starts_with(&out), "{fmt}: a prefix of whole lines");
+            let Some(StreamError::Truncated { size, salvage, .. }) = &damage else { panic!("{fmt}: {damage:?}") };
+            assert_eq!(*size, cut.len() as u64);
+            assert_eq!(salvage.kept, out.len() as u64);
+            assert_eq!(salvage.lines, out.iter().filter(|&&b| b == b'\n').count() as u64);
+            let msg = damage.unwrap().to_string();
+            assert!(msg.starts_with(&format!("t.gz: truncated {fmt} stream: the file ends at byte offset {}", cut.len())), "{msg}");
+            assert!(msg.contains("are analysed"), "{msg}");
+            // Cut inside the header: nothing to keep, one error.
+            let e = decompress("t.gz", fmt, &bytes[..6], u64::MAX).unwrap_err().to_string();
+            assert!(e.contains("truncated") && e.contains("nothing analysed"), "{e}");
+        }
+    }
+
+    #[test]
+    fn corrupt_stream_names_the_offset() {
+        let text = log_text(20000);
+        for (fmt, mut bytes) in [(Compression::Gzip, gz(&text)), (Compression::Zstd, zst(&text))] {
+            let at = bytes.len() / 2;
+            for b in &mut bytes[at..at + 64] {
+                *b ^= 0x5a;
+            }
+            // One member / frame: nothing before the damage is known good.
+            let e = decompress("c.zst", fmt, &bytes, u64::MAX).unwrap_err();
+            let SourceError::Stream(StreamError::Corrupt { offset, size, salvage, .. }) = &e else { panic!("{fmt}: {e}") };
+            assert!(*offset > 0 && *offset <= *size, "{fmt}: {e}");
+            assert_eq!(salvage.lines, 0);
+            let msg = e.to_string();
+            assert!(msg.starts_with(&format!("c.zst: corrupt {fmt} stream at compressed byte offset {offset} of {size} (")), "{msg}");
+            assert!(msg.ends_with("nothing analysed"), "{msg}");
+            assert_eq!(msg.lines().count(), 1);
+        }
+        // Damage in the second member / frame: the first one's lines are kept.
+        let (a, b) = text.split_at(memchr::memchr(b'\n', &text[text.len() / 2..]).unwrap() + text.len() / 2 + 1);
+        for (fmt, first, mut second) in [(Compression::Gzip, gz(a), gz(b)), (Compression::Zstd, zst(a), zst(b))] {
+            let at = second.len() / 2;
+            for x in &mut second[at..at + 64] {
+                *x ^= 0x5a;
+            }
+            let (out, damage) = decompress("c", fmt, &[first.clone(), second].concat(), u64::MAX).unwrap();
+            assert_eq!(out, a, "{fmt}");
+            let Some(StreamError::Corrupt { offset, salvage, .. }) = &damage else { panic!("{fmt}: {damage:?}") };
+            assert!(*offset as usize > first.len(), "{fmt}");
+            assert_eq!(salvage.kept, a.len() as u64);
+            assert!(damage.unwrap().to_string().contains("before it are analysed"));
+        }
+        // A bad zstd content checksum is damage too.
+        let mut bytes = zst(&text);
+        *bytes.last_mut().unwrap() ^= 1;
+        let e = decompress("c.zst", Compression::Zstd, &bytes, u64::MAX).unwrap_err().to_string();
+        assert!(e.contains("content checksum") && e.contains("nothing analysed"), "{e}");
+        // Damage in the header: nothing kept.
+        let mut bytes = gz(&text);
+        bytes[3] = 0xff; // reserved flag bits
+        let e = decompress("c.gz", Compression::Gzip, &bytes, u64::MAX).unwrap_err().to_string();
+        assert!(e.starts_with("c.gz: corrupt gzip stream at compressed byte offset") && e.contains("nothing analysed"), "{e}");
+    }
+
+    #[test]
+    fn rotation_names() {
+        let n = split_name("app.log.2.gz");
+        assert_eq!((n.stem.as_str(), n.rotation.as_str(), n.compression.as_str()), ("app.log", ".2", ".gz"));
+        assert_eq!(split_name("app.log").age, Age::Current);
+        assert_eq!(split_name("app.log-20250131").stem, "app.log");
+        assert_eq!(split_name("app.log-20251399").age, Age::Current, "not a date");
+        assert_eq!(split_name("trace.json").age, Age::Current);
+        assert!(split_name("a.log-20250101").age < split_name("a.log.9").age);
+        assert!(split_name("a.log.10").age < split_name("a.log.9").age);
+        assert!(split_name("a.log.1.zst").age < split_name("a.log").age);
+        assert!(split_name("a.log-2025010112").age > split_name("a.log-20250101").age);
+    }
+
+    #[test]
+    fn rotated_files_oldest_first() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), &["app.log", "app.log.1", "app.log.2.gz", "app.log.10.gz", "other.log", "zz.log-20250102", "zz.log-20250101.zst", "solo.log.1"]);
+        let v = expand(&[d.path().to_path_buf()]);
+        assert_eq!(
+            names(&v),
+            ["app.log.10.gz", "app.log.2.gz", "app.log.1", "app.log", "other.log", "solo.log.1", "zz.log-20250101.zst", "zz.log-20250102"]
+        );
+        let app = d.path().join("app.log").display().to_string();
+        for (i, s) in v[..4].iter().enumerate() {
+            assert_eq!(s.rotation, Some(Rotation { group: app.clone(), index: i, len: 4 }));
+        }
+        assert_eq!(v[4].rotation, None);
+        assert_eq!(v[5].rotation, None, "a lone rotated file is no group");
+        assert_eq!(v[7].rotation.as_ref().map(|r| (r.index, r.len)), Some((1, 2)));
+        // Given on the command line in any order, or by a glob: same order.
+        let p = |n: &str| d.path().join(n);
+        let v = expand(&[p("app.log"), p("other.log"), p("app.log.1"), p("app.log.2.gz")]);
+        assert_eq!(names(&v), ["app.log.2.gz", "app.log.1", "app.log", "other.log"]);
+        assert_eq!(names(&expand(&[p("app.log*")])), ["app.log.10.gz", "app.log.2.gz", "app.log.1", "app.log"]);
+        // The same file plain and compressed is not a rotation.
+        let e = tempfile::tempdir().unwrap();
+        touch(e.path(), &["x.log", "x.log.gz"]);
+        assert!(expand(&[e.path().to_path_buf()]).iter().all(|s| s.rotation.is_none()));
+    }
+
+    #[test]
+    fn rotated_pairs_rotate_together() {
+        let d = tempfile::tempdir().unwrap();
+        touch(
+            d.path(),
+            &["s.client-to-server.jsonl", "s.server-to-client.jsonl", "s.client-to-server.jsonl.1.gz", "s.server-to-client.jsonl.1.gz"],
+        );
+        let v = expand(&[d.path().to_path_buf()]);
+        assert_eq!(v.len(), 2, "{v:?}");
+        let InputKind::Pair { c2s, s2c, .. } = &v[0].kind else { panic!() };
+        assert_eq!(c2s.file_name().unwrap(), "s.client-to-server.jsonl.1.gz");
+        assert_eq!(s2c.file_name().unwrap(), "s.server-to-client.jsonl.1.gz");
+        assert_eq!(v[0].rotation.as_ref().map(|r| r.index), Some(0));
+        assert_eq!(v[1].rotation.as_ref().map(|r| r.index), Some(1));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loop_does_not_hang() {
+        let d = tempfile::tempdir().unwrap();
+        let sub = d.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        touch(&sub, &["a.log"]);
+        std::os::unix::fs::symlink(d.path(), sub.join("up")).unwrap();
+        std::os::unix::fs::symlink(&sub, sub.join("self")).unwrap();
+        std::os::unix::fs::symlink(d.path(), sub.join("up2")).unwrap();
+        assert_eq!(names(&expand(&[d.path().to_path_buf()])), ["a.log"]);
+        assert_eq!(names(&expand(&[d.path().join("**/*.log")])), ["a.log"]);
     }
 }

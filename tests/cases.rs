@@ -53,6 +53,7 @@ cases! {
     l02_claude_desktop_2025_05_mcp_log_dialect => "l02_claude_desktop_2025_05_mcp_log_dialect.log";
     l03_vscode_editor_server_dialect => "l03_vscode_editor_server_dialect.log";
     l05_cursor_2025_12_dialect_late_cancel_reply => "l05_cursor_2025_12_dialect_late_cancel_reply.log";
+    l07_lsp_client_trace_dialect_slow_tail => "l07_lsp_client_trace_dialect_slow_tail.log";
 }
 
 real! {

@@ -2,7 +2,7 @@
 //! of DESIGN.md "Precise rules" (2, 3, 5–9; rule 10's batch part). Capture-
 //! wide rules (slow tails outside batches) run in [`super::analyze`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
 use super::{Config, PairStatus, Quantity};
@@ -119,7 +119,10 @@ pub struct Batch {
 #[derive(Default)]
 struct Space {
     /// Loose key → unanswered requests (cancelled included), oldest first.
-    pending: HashMap<LooseKey, Vec<usize>>,
+    pending: HashMap<LooseKey, VecDeque<usize>>,
+    /// Strict id → pending requests with it that are not cancelled (keeps
+    /// the `duplicate_id` test O(1) when a client repeats one id).
+    live: HashMap<ValidId, usize>,
     /// Every valid id requested so far.
     ever: HashSet<ValidId>,
     /// Loose key → last answered request.
@@ -430,6 +433,9 @@ impl Walker<'_> {
                     });
                     if let Some(r) = hit {
                         self.out.requests[r].cancelled = true;
+                        if let Some(n) = self.spaces[dir_index(d)].live.get_mut(&valid) {
+                            *n = n.saturating_sub(1);
+                        }
                         let q = self.out.requests[r].clone();
                         self.out.findings.push(Finding {
                             kind: K::CancelledRequest,
@@ -504,12 +510,7 @@ impl Walker<'_> {
         }
         let lk = valid.loose();
         let sp = &self.spaces[dir_index(d)];
-        let pending_same = sp.pending.get(&lk).is_some_and(|l| {
-            l.iter().any(|&r| {
-                let q = &self.out.requests[r];
-                q.valid.as_ref() == Some(&valid) && !q.cancelled
-            })
-        });
+        let pending_same = sp.live.get(&valid).is_some_and(|&n| n > 0);
         if pending_same {
             self.out.requests[ri].duplicate = true;
             self.find(K::DuplicateId, f, Some(d), FindingId::One(m.id.clone()), method,
@@ -519,8 +520,9 @@ impl Walker<'_> {
                 format!("id {} was already used in this session; MCP forbids reusing request ids", m.id.json_text()));
         }
         let sp = &mut self.spaces[dir_index(d)];
+        *sp.live.entry(valid.clone()).or_default() += 1;
         sp.ever.insert(valid);
-        sp.pending.entry(lk).or_default().push(ri);
+        sp.pending.entry(lk).or_default().push_back(ri);
     }
 
     /// Links a `notifications/progress` to the request whose
@@ -602,23 +604,36 @@ impl Walker<'_> {
             if self.one_direction {
                 continue;
             }
-            let Some(lk) = m.id.loose() else { continue };
+            let Some(lk) = m.id.loose() else {
+                // An id no request can have (a number out of every range).
+                unknown += 1;
+                self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
+                    format!("a response with id {} that no request can carry", m.id.json_text()));
+                continue;
+            };
             let space = dir_index(d.other());
             let strict = m.id.valid();
             let pick = self.spaces[space].pending.get(&lk).and_then(|lst| {
                 let reqs = &self.out.requests;
                 let same = |r: usize| strict.is_some() && reqs[r].valid == strict;
                 let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
-                lst.iter().position(|&r| same(r) && here(r))
+                let in_post = if entry.is_some() { lst.iter().position(|&r| same(r) && here(r)) } else { None };
+                in_post
                     .or_else(|| lst.iter().position(|&r| same(r)))
-                    .or_else(|| lst.iter().position(|&r| here(r)))
+                    .or_else(|| if entry.is_some() { lst.iter().position(|&r| here(r)) } else { None })
                     .or(if lst.is_empty() { None } else { Some(0) })
             });
             if let Some(pos) = pick {
-                let lst = self.spaces[space].pending.get_mut(&lk).expect("present");
-                let ri = lst.remove(pos);
+                let Some(lst) = self.spaces[space].pending.get_mut(&lk) else { continue };
+                let Some(ri) = lst.remove(pos) else { continue };
                 if lst.is_empty() {
                     self.spaces[space].pending.remove(&lk);
+                }
+                let q = &self.out.requests[ri];
+                if !q.cancelled {
+                    if let Some(n) = q.valid.as_ref().and_then(|v| self.spaces[space].live.get_mut(v)) {
+                        *n = n.saturating_sub(1);
+                    }
                 }
                 self.spaces[space].answered.insert(lk, ri);
                 self.pair(f, d, m, ri, moved, &mut linked);

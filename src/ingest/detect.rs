@@ -16,7 +16,7 @@ use nom::{IResult, Parser};
 use serde::de::IgnoredAny;
 
 use super::lines::{Line, lines};
-use super::{Format, Input, arrow, bare, claude, envelope, pair, tagged, vscode};
+use super::{Format, Input, arrow, bare, claude, envelope, inspect, lsp, pair, supergateway, tagged, twoline, vscode};
 use crate::record::jsonrpc::{first_value_len, parse_payload};
 use crate::record::time::parse_iso;
 use crate::record::{Direction, Frame, Location, Micros, Parsed, Payload, Provenance, Record, Split};
@@ -33,6 +33,17 @@ pub enum Dialect {
     /// MCP log shares its line shape and is read by the same parser
     /// (FORMATS.md §8.1: "the rules of both rows apply to such a file").
     VsCode,
+    /// The bracketed host log of FORMATS.md §8.3.2 (last paragraph),
+    /// `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL] [NAME]TEXT`, checked after row 5.
+    Bracketed,
+    /// Row 6: LSP client traces (`[Trace - h:mm:ss AM] …`, §8.3.4).
+    Lsp,
+    /// Row 7: two-line logs (`// Send:` / `// Receive (took Nms):`, §8.3.5).
+    TwoLine,
+    /// Row 8: supergateway (`[supergateway] SRC → DST: BODY`, §8.3.6).
+    Supergateway,
+    /// Row 9: util.inspect tracers (`DEBUG --> BODY`, §8.3.6).
+    Inspect,
     /// Row 10: arrow logs (`-->`, `<--`, `>`, `<`).
     Arrow,
     /// Row 11: NDJSON envelopes.
@@ -52,6 +63,11 @@ impl Dialect {
             Dialect::Tagged => "tagged",
             Dialect::Claude => "claude",
             Dialect::VsCode => "vscode",
+            Dialect::Bracketed => "bracketed",
+            Dialect::Lsp => "lsp",
+            Dialect::TwoLine => "twoline",
+            Dialect::Supergateway => "supergateway",
+            Dialect::Inspect => "inspect",
             Dialect::Arrow => "arrow",
             Dialect::Envelope => "envelope",
             Dialect::Bare => "bare",
@@ -89,6 +105,16 @@ pub fn claim(line: &str) -> Option<Dialect> {
         Some(Dialect::Claude)
     } else if vscode::claims(line) {
         Some(Dialect::VsCode)
+    } else if vscode::claims_bracketed(line) {
+        Some(Dialect::Bracketed)
+    } else if lsp::claims(line) {
+        Some(Dialect::Lsp)
+    } else if twoline::claims(line) {
+        Some(Dialect::TwoLine)
+    } else if supergateway::claims(line) {
+        Some(Dialect::Supergateway)
+    } else if inspect::claims(line) {
+        Some(Dialect::Inspect)
     } else if arrow::claims(line) {
         Some(Dialect::Arrow)
     } else if envelope::claims(line) {
@@ -108,6 +134,11 @@ pub fn parse_lines(input: Input<'_>, dialect: Dialect) -> Parsed {
         Dialect::Tagged => tagged::parse(input),
         Dialect::Claude => claude::parse(input),
         Dialect::VsCode => vscode::parse(input),
+        Dialect::Bracketed => vscode::parse_bracketed(input),
+        Dialect::Lsp => lsp::parse(input),
+        Dialect::TwoLine => twoline::parse(input),
+        Dialect::Supergateway => supergateway::parse(input),
+        Dialect::Inspect => inspect::parse(input),
         Dialect::Arrow => arrow::parse(input),
         Dialect::Envelope => envelope::parse(input),
         Dialect::Bare => bare::parse(input),
@@ -347,13 +378,19 @@ impl<'a> Sink<'a> {
 
     /// A frame whose payload text is `part` (a slice of the input).
     pub(crate) fn frame(&mut self, at: At<'_>, part: &str, payload: Payload) {
+        self.frame_timed(at, part, payload, None);
+    }
+
+    /// A frame with the latency the log states for it (µs; FORMATS.md §8.1
+    /// "Stated durations win").
+    pub(crate) fn frame_timed(&mut self, at: At<'_>, part: &str, payload: Payload, stated_latency: Option<Micros>) {
         let prov = self.prov(at.line, part);
         self.parsed.records.push(Record::Frame(Frame {
             key: at.key.into(),
             split: at.split,
             direction: at.direction,
             ts: at.ts,
-            stated_latency: None,
+            stated_latency,
             event_id: None,
             prov,
             payload,
@@ -471,7 +508,17 @@ mod tests {
         assert_eq!(detect("{\"jsonrpc\":\"2.0\",\"log\":1}\n"), Format::Lines(Dialect::Bare));
         assert_eq!(detect("{\"jsonrpc\":\"2.0\"\n[1]\n"), Format::Lines(Dialect::Bare));
         assert_eq!(detect(""), Format::Unknown);
-        assert_eq!(detect("[Trace - 1:24:27 PM] Sending notification 'x'.\n"), Format::Unknown);
+        assert_eq!(detect("[Trace - 1:24:27 PM] Sending notification 'x'.\n"), Format::Lines(Dialect::Lsp));
+        // Rows 4/5, the bracketed host log, then rows 6 to 10 in order.
+        assert_eq!(
+            detect("[2025-01-01 00:00:00.000][info] [s]Connection state: Starting\n"),
+            Format::Lines(Dialect::Bracketed)
+        );
+        assert_eq!(detect("Zed\n// Receive (took 2.8ms):\n{}\n"), Format::Lines(Dialect::TwoLine));
+        assert_eq!(detect("[supergateway] Starting...\n"), Format::Lines(Dialect::Supergateway));
+        assert_eq!(detect("lsp DEBUG --> { id: 1 }\n"), Format::Lines(Dialect::Inspect));
+        assert_eq!(detect("DEBUG\n--> {}\n"), Format::Lines(Dialect::Arrow));
+        assert_eq!(detect("[Trace - 1:24:27 PMX] x\n[Trace - 99:00:00] y\n"), Format::Unknown);
     }
 
     #[test]
@@ -503,6 +550,14 @@ mod tests {
             "\u{2028}\n{",
             "2025-01-01T00:00:00Z [é] [info] Message from client: {\"a\":\"é",
             "2025-01-01 00:00:00.000 [info] [editor -> server] é",
+            "[Trace - 1:24:27 PM] Received response 'é - (é)' in é",
+            "[Trace - 1:24:27 PM] Sending request 'é",
+            "// Receive (took é):\n{\"é",
+            "// Send:\n[\n",
+            "[supergateway] Child → SSE: { a: 'é",
+            "[supergateway] Child → SSE: [",
+            "é DEBUG <-- { é: [Obj",
+            "[2025-01-01 00:00:00.000][info] [é",
         ];
         for t in odd {
             let f = detect(t);
@@ -511,6 +566,11 @@ mod tests {
                 Dialect::Tagged,
                 Dialect::Claude,
                 Dialect::VsCode,
+                Dialect::Bracketed,
+                Dialect::Lsp,
+                Dialect::TwoLine,
+                Dialect::Supergateway,
+                Dialect::Inspect,
                 Dialect::Arrow,
                 Dialect::Envelope,
                 Dialect::Bare,
@@ -661,7 +721,7 @@ mod samples {
             ("l02", Some(Dialect::Claude)),
             ("l03", Some(Dialect::VsCode)),
             ("l05", Some(Dialect::VsCode)),
-            ("l07", None),
+            ("l07", Some(Dialect::Lsp)),
         ]
         .into_iter()
         .collect();
@@ -702,6 +762,19 @@ mod samples {
                         // Starting server ×2, Connection state: Starting ×2.
                         "l03" => assert_eq!((c.process_starts, p.other_lines), (4, 7), "{file}"),
                         "l05" => assert_eq!((c.process_starts, p.dialect), (2, "cursor"), "{file}"),
+                        // Every line is traffic; 6 stated latencies (`in Nms`).
+                        "l07" => {
+                            let stated = p
+                                .records
+                                .iter()
+                                .filter(|r| matches!(r, Record::Frame(f) if f.stated_latency.is_some()))
+                                .count();
+                            assert_eq!(
+                                (c.process_starts, p.other_lines, p.dialect, stated),
+                                (0, 0, "lsp", 6),
+                                "{file}"
+                            );
+                        }
                         _ => assert_eq!(c.process_starts, 0, "{file}"),
                     }
                 }

@@ -13,9 +13,16 @@
 //! Cursor `Handling CreateClient action`, `Starting new stdio process …`
 //! (FORMATS.md §8.1 "Sessions"). One server per channel: the file is the
 //! session key.
+//!
+//! Also the bracketed host log of §8.3.2 (last paragraph),
+//! `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL] [NAME]TEXT`: no traffic lines, key
+//! NAME, `[NAME]Connection state: Starting` starts a process,
+//! `[NAME][server stderr] …` is stderr, a JSON.parse error text is a
+//! server→client `non_json_line` of NAME.
 
 use nom::Parser;
 use nom::character::complete::char;
+use nom::sequence::delimited;
 
 use super::Input;
 use super::detect::{At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, local_ts, trim_host_suffix};
@@ -108,6 +115,52 @@ pub fn parse(input: Input<'_>) -> Parsed {
     sink.finish()
 }
 
+/// Splits a bracketed host-log line into `(timestamp, level, rest)` by its
+/// opening `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL]` (FORMATS.md §8.3.2, last
+/// paragraph); `rest` is `[NAME]TEXT` after one space.
+pub fn split_bracketed(line: &str) -> Option<(&str, &str, &str)> {
+    let (rest, ts) = delimited(char('['), local_ts, char(']')).parse(line).ok()?;
+    let (rest, level) = bracket(rest).ok()?;
+    if !is_level(level) {
+        return None;
+    }
+    Some((ts, level, rest.strip_prefix(' ').unwrap_or(rest)))
+}
+
+/// The bracketed host log claims the line (FORMATS.md §8.3.2: "recognised
+/// by that opening, checked after row 5").
+pub fn claims_bracketed(line: &str) -> bool {
+    split_bracketed(line).is_some()
+}
+
+/// Parses a bracketed host log (FORMATS.md §8.3.2, last paragraph).
+pub fn parse_bracketed(input: Input<'_>) -> Parsed {
+    let mut sink = Sink::new(input, Dialect::Bracketed);
+    for line in lines(input.text) {
+        if is_blank(line.text) {
+            continue;
+        }
+        let Some((ts, _level, rest)) = split_bracketed(line.text) else {
+            sink.other();
+            continue;
+        };
+        let Ok((text, name)) = bracket(rest) else {
+            sink.other();
+            continue;
+        };
+        if text.starts_with("Connection state: Starting") {
+            sink.process_start(name, &line);
+        } else if !text.starts_with("[server stderr]") && is_json_parse_error(text) {
+            let ts = sink.ts(line.number, ts);
+            let at = At { key: name, split: Split::ByStart, direction: Some(Direction::S2c), ts, line: line.number };
+            sink.non_json(at, trim_host_suffix(text));
+        } else {
+            sink.other();
+        }
+    }
+    sink.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +230,24 @@ mod tests {
             vec![(3, Some(Direction::S2c), false), (4, Some(Direction::S2c), false)]
         );
         assert_eq!((p.other_lines, p.dialect), (2, "cursor"));
+    }
+
+    #[test]
+    fn bracketed_host_log() {
+        let text = "[2025-03-01 09:00:00.000][info] [fs]Connection state: Starting\n\
+            [2025-03-01 09:00:00.100][warning] [fs][server stderr] Unexpected token x\n\
+            [2025-03-01 09:00:01.000][error] [fs]Failed to parse message: Unexpected token 'x', \"xyz\" is not valid JSON\n\
+            [2025-03-01 09:00:02.000][info] [fs]Connection state: Running\n\
+            [2025-03-01 09:00:03.000][info] no name\n\
+            stray";
+        assert!(
+            claims_bracketed("[2025-03-01 09:00:00.000][info] [fs]x")
+                && !claims_bracketed("[2025-03-01 09:00:00.000] [info] x")
+        );
+        let p = parse_bracketed(Input { file: 0, name: "host.log", text });
+        assert!(matches!(&p.records[0], Record::ProcessStart { key, .. } if &**key == "fs"));
+        assert_eq!(got(&p), vec![(3, Some(Direction::S2c), true, Some(1_740_819_601_000_000))]);
+        assert!(matches!(&p.records[1], Record::Frame(f) if &*f.key == "fs"));
+        assert_eq!((p.other_lines, p.dialect), (5, "bracketed"));
     }
 }

@@ -157,9 +157,11 @@ fn order_http(s: &mut super::Session) {
                 match m.kind {
                     Kind::Request => {
                         if let Some(ans) = answers_at.get(&k) {
-                            let after_end = ans.iter().any(|&(t, _)| t >= end);
+                            // `ans` is sorted by time: binary searches keep
+                            // a capture that repeats one id linear.
+                            let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
                             if !after_end {
-                                if let Some(&(t, e)) = ans.iter().find(|&&(t, _)| t >= start) {
+                                if let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start)) {
                                     let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
                                     up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
                                 }
@@ -168,7 +170,7 @@ fn order_http(s: &mut super::Session) {
                     }
                     Kind::Response => {
                         if let Some(reqs) = requests_at.get(&k) {
-                            let before = reqs.iter().any(|&(t, _)| t <= end);
+                            let before = reqs.first().is_some_and(|&(t, _)| t <= end);
                             if !before {
                                 if let Some(&(t, e)) = reqs.first() {
                                     let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);

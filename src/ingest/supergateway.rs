@@ -1,0 +1,209 @@
+//! supergateway logs (FORMATS.md table 8.2 row 8, §8.3.6, §6.6):
+//! `[supergateway] SRC → DST (session SID): BODY`.
+//!
+//! Client→server when DST is `Child` (`SSE → Child`, `StreamableHttp →
+//! Child`, `WebSocket → Child`) or SRC is `Stdio` (`Stdio → SSE`);
+//! server→client when SRC is `Child` or DST is `Stdio`. BODY is read as JSON
+//! first, else as util.inspect text (see [`super::inspect`]); a BODY that
+//! opens `{` or `[` continues over the following lines until its brackets
+//! balance. `Child non-JSON (session SID): LINE` is a server→client
+//! `non_json_line`; every other `[supergateway]` line (`Child stderr …`,
+//! `Starting...`, option lines) and any untagged line is not traffic. The
+//! session key is SID, else the file; sessions start at each `initialize`.
+
+use nom::branch::alt;
+use nom::bytes::complete::{tag, take_till1};
+use nom::character::complete::alphanumeric1;
+use nom::combinator::opt;
+use nom::sequence::delimited;
+use nom::{IResult, Parser};
+
+use super::Input;
+use super::detect::{At, Dialect, Sink, is_blank};
+use super::inspect::{continue_body, emit_body};
+use super::lines::{Line, lines};
+use crate::record::{Direction, Parsed, Split};
+
+const PREFIX: &str = "[supergateway] ";
+
+/// What one `[supergateway]` line holds (FORMATS.md table 8.2 row 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SgLine<'a> {
+    /// `SRC → DST[ (session SID)]: BODY` with a known direction.
+    Traffic {
+        /// Direction of the message.
+        direction: Direction,
+        /// The `(session SID)` value, if printed.
+        session: Option<&'a str>,
+        /// BODY on this line (it may continue on the next lines).
+        body: &'a str,
+    },
+    /// `Child non-JSON[ (session SID)]: LINE`.
+    NonJson {
+        /// The `(session SID)` value, if printed.
+        session: Option<&'a str>,
+        /// The text the child wrote.
+        text: &'a str,
+    },
+    /// Any other `[supergateway]` line: not traffic.
+    Other,
+}
+
+fn session(s: &str) -> IResult<&str, &str> {
+    delimited(tag(" (session "), take_till1(|c| c == ')'), tag(")")).parse(s)
+}
+
+fn route(s: &str) -> IResult<&str, (&str, &str, Option<&str>)> {
+    let (s, (src, _, dst, sid, _)) =
+        (alphanumeric1, alt((tag(" → "), tag(" -> "))), alphanumeric1, opt(session), tag(":")).parse(s)?;
+    Ok((s, (src, dst, sid)))
+}
+
+fn non_json(s: &str) -> IResult<&str, Option<&str>> {
+    let (s, (_, sid, _)) = (tag("Child non-JSON"), opt(session), tag(":")).parse(s)?;
+    Ok((s, sid))
+}
+
+/// Reads one line (FORMATS.md table 8.2 row 8); `None` when it does not
+/// start `[supergateway] `.
+pub fn split(line: &str) -> Option<SgLine<'_>> {
+    let rest = line.strip_prefix(PREFIX)?;
+    if let Ok((text, session)) = non_json(rest) {
+        return Some(SgLine::NonJson { session, text: text.strip_prefix(' ').unwrap_or(text) });
+    }
+    let Ok((body, (src, dst, session))) = route(rest) else { return Some(SgLine::Other) };
+    let direction = if dst == "Child" || (src == "Stdio" && src != dst) {
+        Direction::C2s
+    } else if src == "Child" || dst == "Stdio" {
+        Direction::S2c
+    } else {
+        return Some(SgLine::Other);
+    };
+    Some(SgLine::Traffic { direction, session, body: body.strip_prefix(' ').unwrap_or(body) })
+}
+
+/// Row 8 claims the line (FORMATS.md §8.2: `[supergateway] `).
+pub fn claims(line: &str) -> bool {
+    line.starts_with(PREFIX)
+}
+
+/// Parses a supergateway log (FORMATS.md §8.2 row 8, §8.3.6).
+pub fn parse(input: Input<'_>) -> Parsed {
+    let mut sink = Sink::new(input, Dialect::Supergateway);
+    let all: Vec<Line<'_>> = lines(input.text).collect();
+    let mut i = 0;
+    while let Some(line) = all.get(i) {
+        i += 1;
+        if is_blank(line.text) {
+            continue;
+        }
+        fn at<'k>(key: &'k str, direction: Direction, line: u64) -> At<'k> {
+            At { key, split: Split::ByStart, direction: Some(direction), ts: None, line }
+        }
+        match split(line.text) {
+            Some(SgLine::Traffic { direction, session, body }) => {
+                let (body, next) = continue_body(input.text, &all, i, body, claims);
+                i = next;
+                emit_body(&mut sink, at(session.unwrap_or(input.name), direction, line.number), body);
+            }
+            Some(SgLine::NonJson { session, text }) => {
+                sink.non_json(at(session.unwrap_or(input.name), Direction::S2c, line.number), text)
+            }
+            Some(SgLine::Other) | None => sink.other(),
+        }
+    }
+    sink.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Id, Kind, Payload, Record};
+
+    #[test]
+    fn routes() {
+        let t = |l| match split(l) {
+            Some(SgLine::Traffic { direction, session, body }) => Some((direction, session, body)),
+            _ => None,
+        };
+        assert_eq!(t("[supergateway] SSE → Child (session abc-1): {}"), Some((Direction::C2s, Some("abc-1"), "{}")));
+        assert_eq!(t("[supergateway] StreamableHttp → Child: {}"), Some((Direction::C2s, None, "{}")));
+        assert_eq!(t("[supergateway] WebSocket → Child: {}"), Some((Direction::C2s, None, "{}")));
+        assert_eq!(t("[supergateway] Stdio → SSE: {}"), Some((Direction::C2s, None, "{}")));
+        assert_eq!(t("[supergateway] Child → SSE: { id: 1 }"), Some((Direction::S2c, None, "{ id: 1 }")));
+        assert_eq!(t("[supergateway] Child → StreamableHttp (session s): {"), Some((Direction::S2c, Some("s"), "{")));
+        assert_eq!(t("[supergateway] SSE → Stdio: {}"), Some((Direction::S2c, None, "{}")));
+        assert_eq!(
+            split("[supergateway] Child non-JSON (session s): oops"),
+            Some(SgLine::NonJson { session: Some("s"), text: "oops" })
+        );
+        assert_eq!(split("[supergateway] Child non-JSON: oops"), Some(SgLine::NonJson { session: None, text: "oops" }));
+        assert_eq!(split("[supergateway] Child stderr (session s): hi"), Some(SgLine::Other));
+        assert_eq!(split("[supergateway] Starting..."), Some(SgLine::Other));
+        assert_eq!(split("[supergateway] SSE → WebSocket: {}"), Some(SgLine::Other));
+        assert_eq!(split("supergateway x"), None);
+    }
+
+    type Got = (u64, Box<str>, Option<Direction>, Option<(Kind, Id, bool)>);
+
+    fn got(p: &Parsed) -> Vec<Got> {
+        p.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.key.clone(),
+                    f.direction,
+                    match &f.payload {
+                        Payload::Single(m) => Some((m.kind, m.id.clone(), m.has_result)),
+                        _ => None,
+                    },
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn json_and_inspect_bodies_by_session() {
+        let text = "[supergateway] Starting...\n\
+            [supergateway]   - port: 8000\n\
+            [supergateway] New SSE connection from ::1\n\
+            [supergateway] SSE → Child (session s1): {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n\
+            [supergateway] Child → SSE (session s1): {\n  jsonrpc: '2.0',\n  id: 0,\n  result: {\n    protocolVersion: '2024-11-05',\n    capabilities: { tools: [Object] },\n    serverInfo: [Object]\n  }\n}\n\
+            [supergateway] Child stderr (session s1): Server running on stdio\n\
+            [supergateway] SSE → Child (session s2): {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n\
+            [supergateway] Child → SSE (session s2): { jsonrpc: '2.0', id: 1, result: { tools: [ [Object], [Object] ] } }\n\
+            [supergateway] Child non-JSON (session s2): Debugger attached.\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 2, error: [Object] }\n\
+            [supergateway] Child → SSE: <<not inspect>>\n\
+            plain stderr\n\
+            [supergateway] Child → SSE (session s2): { jsonrpc: '2.0', id: 3, result: { a: [ 1,\n\
+            [supergateway] POST to SSE transport (session s2)\n";
+        let p = parse(Input { file: 0, name: "sg.log", text });
+        let g = got(&p);
+        assert_eq!(
+            g,
+            vec![
+                (4, "s1".into(), Some(Direction::C2s), Some((Kind::Request, Id::Int(0), false))),
+                (5, "s1".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(0), true))),
+                (15, "s2".into(), Some(Direction::C2s), Some((Kind::Request, Id::Int(1), false))),
+                (16, "s2".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(1), true))),
+                (17, "s2".into(), Some(Direction::S2c), None),
+                (18, "sg.log".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(2), false))),
+                (19, "sg.log".into(), Some(Direction::S2c), None),
+                (21, "s2".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(3), true))),
+            ]
+        );
+        // Starting, port, New SSE connection, stderr, plain stderr, POST.
+        assert_eq!((p.other_lines, p.dialect), (6, "supergateway"));
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(p.errors[0].starts_with("line 21: util.inspect body read only in part: "), "{:?}", p.errors);
+        let Record::Frame(f) = &p.records[1] else { panic!() };
+        let Payload::Single(m) = &f.payload else { panic!() };
+        assert!(m.problems.is_empty() && !m.rebuilt, "{m:?}");
+        let Record::Frame(f) = &p.records[5] else { panic!() };
+        let Payload::Single(m) = &f.payload else { panic!() };
+        assert!(m.has_error && m.problems.is_empty(), "{m:?}");
+    }
+}

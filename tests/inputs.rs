@@ -1,0 +1,131 @@
+//! Inputs through the real binary: gzip and zstd files (made here, at test
+//! time), globs, a glob that matches nothing, a truncated stream, and
+//! rotated files read oldest first.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{mcp_audit, out_dir, root};
+
+const B04: &str = "samples/cases/b04_server_answers_every_request_with_id_zero.log";
+
+/// Runs `analyze ARGS --out DIR -q`; returns (exit code, stderr, summary.json).
+fn run(name: &str, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    let out = out_dir(name);
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--out", out.to_str().unwrap(), "-q"]);
+    let o = mcp_audit(&all);
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json written");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into(), serde_json::from_str(&summary).unwrap())
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn zst(data: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+fn totals(s: &serde_json::Value) -> (u64, u64, u64) {
+    let t = &s["totals"];
+    (t["requests"].as_u64().unwrap(), t["notifications"].as_u64().unwrap(), t["responses"].as_u64().unwrap())
+}
+
+#[test]
+fn gzip_and_zstd_copies_analyse_like_the_plain_file() {
+    let plain = root().join(B04);
+    let text = std::fs::read(&plain).unwrap();
+    let (code, err, s) = run("inputs_plain", &[plain.to_str().unwrap()]);
+    assert_eq!(totals(&s), (3, 1, 3), "{err}");
+    assert!(matches!(code, Some(0) | Some(1)), "{code:?} {err}");
+
+    let dir = out_dir("inputs_compressed_in");
+    // `.log` named file holding gzip: detected by magic bytes, not the name.
+    for (name, bytes) in [("b04.log.gz", gz(&text)), ("b04.log.zst", zst(&text)), ("b04-gzip-inside.log", gz(&text))] {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let (c, e, s) = run(&format!("inputs_{name}"), &[p.to_str().unwrap()]);
+        assert_eq!(c, code, "{name}: {e}");
+        assert!(e.is_empty(), "{name}: {e}");
+        assert_eq!(totals(&s), (3, 1, 3), "{name}");
+        assert_eq!(s["inputs"][0]["file"], p.display().to_string(), "the display name stays the user's path");
+        assert_eq!(s["inputs"][0]["dialect"], "arrow");
+        assert_eq!(s["findings_by_kind"], run("inputs_plain2", &[plain.to_str().unwrap()]).2["findings_by_kind"], "{name}");
+    }
+}
+
+#[test]
+fn glob_over_cases() {
+    let cases = root().join("samples/cases");
+    let mut want: Vec<String> = std::fs::read_dir(&cases)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("b0") && n.ends_with(".log"))
+        .map(|n| cases.join(n).display().to_string())
+        .collect();
+    want.sort();
+    assert!(want.len() >= 2);
+    let pattern = cases.join("b0*.log");
+    let (code, err, s) = run("inputs_glob", &[pattern.to_str().unwrap()]);
+    let got: Vec<String> = s["inputs"].as_array().unwrap().iter().map(|i| i["file"].as_str().unwrap().to_string()).collect();
+    assert_eq!(got, want, "sorted matches, one input each");
+    assert!(matches!(code, Some(0) | Some(1)), "{code:?} {err}");
+    assert!(s["inputs"].as_array().unwrap().iter().all(|i| i["errors"].as_array().unwrap().is_empty()), "{err}");
+    // The same totals as the files named one by one.
+    let named: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_eq!(s["totals"], run("inputs_glob_named", &named).2["totals"]);
+}
+
+#[test]
+fn glob_matching_nothing_is_one_line_and_exit_2() {
+    let plain = root().join(B04);
+    let pattern = root().join("samples/cases/zz_no_such_case_*.log");
+    let (code, err, s) = run("inputs_nomatch", &[pattern.to_str().unwrap(), plain.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.trim_end(), format!("mcp-audit: {}: no file matches this pattern", pattern.display()));
+    assert_eq!(totals(&s), (3, 1, 3), "the other input is still analysed");
+}
+
+#[test]
+fn truncated_gzip_keeps_whole_lines_and_exits_2() {
+    let text = std::fs::read(root().join(B04)).unwrap();
+    // Stored (level 0) so that the cut falls at a known place of the text.
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    e.write_all(&text).unwrap();
+    let full = e.finish().unwrap();
+    let p = out_dir("inputs_trunc_in").join("cut.log.gz");
+    // Header (10 bytes) + stored-block header (5 bytes) + the first 3 lines and a bit.
+    let three: usize = text.split_inclusive(|&b| b == b'\n').take(3).map(<[u8]>::len).sum();
+    std::fs::write(&p, &full[..15 + three + 20]).unwrap();
+    let (code, err, s) = run("inputs_trunc", &[p.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{}: truncated gzip stream: the file ends at byte offset {}", p.display(), 15 + three + 20)), "{err}");
+    assert!(err.contains("the 3 whole line(s)"), "{err}");
+    // Lines 1–3: initialize, its answer, notifications/initialized.
+    assert_eq!(totals(&s), (1, 1, 1));
+}
+
+#[test]
+fn rotated_files_are_read_oldest_first() {
+    let text = std::fs::read_to_string(root().join(B04)).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let dir: PathBuf = out_dir("inputs_rot_in");
+    std::fs::write(dir.join("s.log.1.gz"), gz(lines[..4].concat().as_bytes())).unwrap();
+    std::fs::write(dir.join("s.log"), lines[4..].concat()).unwrap();
+    let (_, err, s) = run("inputs_rot", &[dir.join("s.log").to_str().unwrap(), dir.join("s.log.1.gz").to_str().unwrap()]);
+    let files: Vec<String> = s["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| Path::new(i["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["s.log.1.gz", "s.log"], "{err}");
+}
