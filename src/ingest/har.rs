@@ -226,26 +226,16 @@ struct Num(f64);
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Num;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a number")
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Num, E> {
-                Ok(Num(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Num, E> {
-                Ok(Num(v as f64))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Num, E> {
-                Ok(Num(v as f64))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Num, E> {
-                v.trim().parse::<f64>().map(Num).map_err(E::custom)
-            }
-        }
-        d.deserialize_any(V)
+        // Read from the raw text, so that the crate-wide
+        // `arbitrary_precision` number form does not matter here.
+        let raw = <&'de RawValue>::deserialize(d)?;
+        let t = raw.get().trim();
+        let text: Cow<'_, str> = if t.starts_with('"') {
+            serde_json::from_str::<Cow<'_, str>>(t).map_err(serde::de::Error::custom)?
+        } else {
+            Cow::Borrowed(t)
+        };
+        text.trim().parse::<f64>().map(Num).map_err(serde::de::Error::custom)
     }
 }
 

@@ -14,8 +14,10 @@ pub enum Id {
     Absent,
     /// `"id": null`.
     Null,
-    /// An integer (kept up to ±2^127; larger ones are `Number`).
+    /// An integer that fits in ±2^127.
     Int(i128),
+    /// A larger integer: its JSON text (valid, never exact in JavaScript).
+    BigInt(Box<str>),
     /// A string, unescaped.
     Str(Box<str>),
     /// Any other number (fractional, exponent, out of range): its JSON text.
@@ -31,6 +33,8 @@ pub enum ValidId {
     Int(i128),
     /// A string id.
     Str(Box<str>),
+    /// An integer id beyond ±2^127, by its text.
+    BigInt(Box<str>),
 }
 
 /// The loose key: the same number in another form (`5`, `"5"`, `5.0`)
@@ -43,6 +47,8 @@ pub enum LooseKey {
     Float(u64),
     /// A non-numeric string.
     Str(Box<str>),
+    /// An integer beyond ±2^127, by its canonical text.
+    BigInt(Box<str>),
 }
 
 /// 2^53: integers beyond ±2^53 are `id_precision_risk` (DESIGN.md catalogue).
@@ -63,7 +69,7 @@ impl Id {
                 if is_int {
                     match t.parse::<i128>() {
                         Ok(v) => Id::Int(v),
-                        Err(_) => Id::Number(t.into()),
+                        Err(_) => Id::BigInt(t.into()),
                     }
                 } else {
                     Id::Number(t.into())
@@ -78,6 +84,7 @@ impl Id {
         match self {
             Id::Int(v) => Some(ValidId::Int(*v)),
             Id::Str(s) => Some(ValidId::Str(s.clone())),
+            Id::BigInt(t) => Some(ValidId::BigInt(t.clone())),
             _ => None,
         }
     }
@@ -88,6 +95,7 @@ impl Id {
             Id::Int(v) => Some(LooseKey::Int(*v)),
             Id::Str(s) => Some(loose_of_number_text(s).unwrap_or_else(|| LooseKey::Str(s.clone()))),
             Id::Number(t) => loose_of_number_text(t),
+            Id::BigInt(t) => Some(LooseKey::BigInt(t.clone())),
             _ => None,
         }
     }
@@ -102,7 +110,7 @@ impl Id {
     pub fn precision_risk(&self) -> bool {
         match self {
             Id::Int(v) => v.abs() > TWO_53,
-            Id::Number(t) => !t.contains(['.', 'e', 'E']),
+            Id::BigInt(_) => true,
             _ => false,
         }
     }
@@ -121,7 +129,10 @@ impl Id {
                 }
             }
             Id::Str(s) => Value::String(s.to_string()),
-            Id::Number(t) | Id::Other(t) => serde_json::from_str(t).unwrap_or(Value::Null),
+            // serde_json's `arbitrary_precision` keeps such numbers exact.
+            Id::BigInt(t) | Id::Number(t) | Id::Other(t) => {
+                serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.to_string()))
+            }
         }
     }
 
@@ -133,7 +144,7 @@ impl Id {
             Id::Null => "null".into(),
             Id::Int(v) => v.to_string(),
             Id::Str(s) => serde_json::to_string(s).unwrap_or_default(),
-            Id::Number(t) | Id::Other(t) => t.to_string(),
+            Id::BigInt(t) | Id::Number(t) | Id::Other(t) => t.to_string(),
         }
     }
 }
@@ -144,6 +155,7 @@ impl ValidId {
         match self {
             ValidId::Int(v) => Id::Int(*v),
             ValidId::Str(s) => Id::Str(s.clone()),
+            ValidId::BigInt(t) => Id::BigInt(t.clone()),
         }
     }
     /// Its loose key.
@@ -169,7 +181,7 @@ fn loose_of_number_text(t: &str) -> Option<LooseKey> {
         return None;
     }
     if b[start..].iter().all(u8::is_ascii_digit) {
-        return t.parse::<i128>().ok().map(LooseKey::Int);
+        return Some(t.parse::<i128>().map(LooseKey::Int).unwrap_or_else(|_| LooseKey::BigInt(t.into())));
     }
     // A JSON number with fraction or exponent.
     let f: f64 = serde_json::from_str::<f64>(t).ok()?;
@@ -198,6 +210,12 @@ mod tests {
         assert!(Id::from_raw("20050.5").is_fractional());
         assert!(Id::from_raw("9007199254740993").precision_risk());
         assert!(!Id::from_raw("9007199254740992").precision_risk());
+        let big = "1".to_string() + &"0".repeat(400);
+        let id = Id::from_raw(&big);
+        assert!(id.valid().is_some() && id.precision_risk());
+        assert_eq!(Id::from_raw(&format!("\"{big}\"")).loose(), id.loose());
+        assert_eq!(id.to_json().to_string(), big);
+        assert_eq!(Id::from_raw("18446744073709551616").to_json().to_string(), "18446744073709551616");
     }
 
     #[test]

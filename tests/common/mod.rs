@@ -12,7 +12,13 @@ pub fn root() -> PathBuf {
 
 /// `../shared/tools/NAME` (CI lays `shared/` beside the clone).
 pub fn tool(name: &str) -> PathBuf {
-    root().join("../shared/tools").join(name)
+    let p = root().join("../shared/tools").join(name);
+    assert!(
+        p.exists(),
+        "{} is missing: these tests need the project's shared/ folder beside the clone (../shared, see README.md)",
+        p.display()
+    );
+    p
 }
 
 /// Runs `mcp-audit ARGS`.
