@@ -157,10 +157,28 @@ fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
                 fatal = true;
             }
             let bytes = halves.iter().flatten().map(|f| f.bytes).sum();
+            // One half alone is read alone, every line in its file's direction
+            // (FORMATS.md §8.3.8); say so, since its partner's findings are absent.
+            match (&halves[0], &halves[1]) {
+                (Some(_), None) if !fatal => errors.push(format!("{display}: partner {} not found; read alone", s2c.display())),
+                (None, Some(_)) if !fatal => errors.push(format!("{}: partner {display} not found; read alone", s2c.display())),
+                _ => {}
+            }
             let c = halves[0].as_ref().map(|f| Input { file: file_index, name: &f.display, text: &f.text });
-            let s = halves[1].as_ref().map(|f| Input { file: file_index, name: &f.display, text: &f.text });
+            let s = halves[1].as_ref().map(|f| Input { file: file_index + 1, name: &f.display, text: &f.text });
             let parsed = if c.is_some() || s.is_some() { ingest::pair::parse(c, s, name) } else { Parsed::default() };
-            finish(display, bytes, parsed, errors, fatal)
+            let display = match (&halves[0], &halves[1]) {
+                (None, Some(f)) => f.display.clone(),
+                _ => display,
+            };
+            let mut l = finish(display, bytes, parsed, errors, fatal);
+            if halves[0].is_some() {
+                l.info.partner = halves[1].as_ref().map(|f| f.display.clone());
+            } else if let Some(f) = &halves[1] {
+                // Only the server-to-client half: its lines carry file id + 1.
+                l.info.partner = Some(f.display.clone());
+            }
+            l
         }
         // A glob that matched nothing or is malformed: one line, fatal.
         source::InputKind::NoMatch(_) | source::InputKind::BadPattern { .. } => Loaded {
@@ -225,6 +243,7 @@ fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, 
             bytes,
             errors,
             other_lines: parsed.other_lines,
+            partner: None,
         },
         fatal: fatal || parsed.incomplete,
         one_direction: parsed.one_direction,
@@ -255,7 +274,8 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     if specs.is_empty() {
         bail!("no input files found in {}", args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     }
-    let loaded: Vec<Loaded> = specs.par_iter().enumerate().map(|(i, s)| load(s, i as u32, args.format)).collect();
+    let loaded: Vec<Loaded> =
+        specs.par_iter().enumerate().map(|(i, s)| load(s, report::file_id(i, 0), args.format)).collect();
     let mut infos = Vec::with_capacity(loaded.len());
     let mut records = Vec::with_capacity(loaded.len());
     let mut any_fatal = false;

@@ -107,3 +107,28 @@ fn clean_capture_exits_zero_and_findings_exit_one() {
     assert_eq!(mcp_audit(&[b04.to_str().unwrap(), "-q"]).status.code(), Some(1));
     assert_eq!(mcp_audit(&["--bogus"]).status.code(), Some(2));
 }
+
+#[test]
+fn pair_findings_name_the_half_they_are_in() {
+    let dir = out_dir("pair_halves_in");
+    std::fs::write(dir.join("p2.client-to-server.jsonl"), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n").unwrap();
+    std::fs::write(
+        dir.join("p2.server-to-client.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":42,\"result\":{}}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let s2c = dir.join("p2.server-to-client.jsonl");
+    let o = mcp_audit(&[s2c.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["totals"]["pairs"], 1);
+    let f = &s["findings"][0];
+    assert_eq!((f["kind"].as_str(), f["id"].as_i64(), f["location"]["line"].as_i64()), (Some("unknown_id_response"), Some(42), Some(2)));
+    assert_eq!(f["file"].as_str().unwrap(), s2c.to_str().unwrap());
+    // One half alone is read alone, and the run says so (not an error exit).
+    std::fs::remove_file(dir.join("p2.client-to-server.jsonl")).unwrap();
+    let o = mcp_audit(&[s2c.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("p2.client-to-server.jsonl not found; read alone"));
+}

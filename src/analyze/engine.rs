@@ -48,6 +48,8 @@ pub struct Req {
     pub evidence: (u64, u32),
     /// Input index.
     pub input: usize,
+    /// File id of the request's frame (`Provenance::file`).
+    pub file: u32,
     /// `notifications/progress` linked to it by its `progressToken`.
     pub progress: u32,
     /// Of those, how many came after its response (FORMATS.md §3.5:
@@ -108,8 +110,10 @@ pub struct Batch {
     pub loc: crate::record::Location,
     /// Evidence.
     pub evidence: (u64, u32),
-    /// First reply frame's location and evidence.
-    pub reply: Option<(crate::record::Location, (u64, u32))>,
+    /// File id of the array's frame.
+    pub file: u32,
+    /// First reply frame's location, evidence and file id.
+    pub reply: Option<(crate::record::Location, (u64, u32), u32)>,
     /// Request time.
     pub ts: Option<Micros>,
     /// Time of the last linked response.
@@ -204,6 +208,7 @@ impl Walker<'_> {
             alt_ids: Vec::new(),
             method,
             input: self.out.input,
+            file: f.prov.file,
             location: f.prov.location,
             evidence: evidence(f),
             detail,
@@ -360,6 +365,7 @@ impl Walker<'_> {
             notification_only: false,
             loc: f.prov.location,
             evidence: evidence(f),
+            file: f.prov.file,
             reply: None,
             ts: f.ts,
             completed: None,
@@ -445,6 +451,7 @@ impl Walker<'_> {
                             alt_ids: vec![],
                             method: q.method.clone(),
                             input: self.out.input,
+                            file: q.file,
                             location: q.loc,
                             evidence: q.evidence,
                             detail: format!("the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault", q.method.as_deref().unwrap_or("the request")),
@@ -489,6 +496,7 @@ impl Walker<'_> {
             loc: f.prov.location,
             evidence: evidence(f),
             input: self.out.input,
+            file: f.prov.file,
             progress: 0,
             progress_after_response: 0,
             longest_silence: None,
@@ -665,7 +673,7 @@ impl Walker<'_> {
             bt.null_id += null_ids;
             bt.unknown += unknown;
             if bt.reply.is_none() {
-                bt.reply = Some((f.prov.location, evidence(f)));
+                bt.reply = Some((f.prov.location, evidence(f), f.prov.file));
             }
             if f.ts.is_some() && !moved {
                 bt.completed = bt.completed.max(f.ts);
@@ -686,6 +694,7 @@ impl Walker<'_> {
                 alt_ids: vec![m.id.clone()],
                 method,
                 input: self.out.input,
+                file: f.prov.file,
                 location: f.prov.location,
                 evidence: evidence(f),
                 detail: format!("request id {} was echoed as {}: paired, but a strict client would not match it", req_id.json_text(), m.id.json_text()),
@@ -754,6 +763,7 @@ impl Walker<'_> {
                 alt_ids: vec![],
                 method: q.method.clone(),
                 input: q.input,
+                file: q.file,
                 location: q.loc,
                 evidence: q.evidence,
                 detail: format!("{} {} never got a response before the end of the capture", q.method.as_deref().unwrap_or("request"), q.id.json_text()),
@@ -780,7 +790,7 @@ impl Walker<'_> {
             let expected = reqs.iter().filter(|q| q.answered || !q.cancelled).count();
             let mut found = Vec::new();
             if b.linked != expected {
-                found.push((K::ResponseCountMismatch, b.loc, b.evidence, b.direction,
+                found.push((K::ResponseCountMismatch, b.loc, b.evidence, b.file, b.direction,
                     format!("{} request(s) with valid ids but {} response(s) linked to the batch", expected, b.linked)));
             }
             let mut sorted = b.arrivals.clone();
@@ -790,16 +800,16 @@ impl Walker<'_> {
                 .map(|i| reqs[sorted[i]].id.json_text())
                 .collect();
             if !mis.is_empty() {
-                let (loc, ev) = b.reply.unwrap_or((b.loc, b.evidence));
+                let (loc, ev, file) = b.reply.unwrap_or((b.loc, b.evidence, b.file));
                 let order: Vec<String> = b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
-                found.push((K::OutOfOrderBatch, loc, ev, b.direction.other(),
+                found.push((K::OutOfOrderBatch, loc, ev, file, b.direction.other(),
                     format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
             }
-            for (kind, loc, ev, dir, detail) in found {
+            for (kind, loc, ev, file, dir, detail) in found {
                 let ids = b.ids.clone();
                 self.out.findings.push(Finding {
                     kind, session: self.out.name.clone(), direction: Some(dir), id: FindingId::Batch(ids),
-                    alt_ids: vec![], method: None, input: self.out.input, location: loc, evidence: ev, detail,
+                    alt_ids: vec![], method: None, input: self.out.input, file, location: loc, evidence: ev, detail,
                 });
             }
             // slow_tail inside a batch (rule 10).
@@ -819,7 +829,7 @@ impl Walker<'_> {
                         self.out.findings.push(Finding {
                             kind: K::SlowTail, session: self.out.name.clone(), direction: Some(q.direction),
                             id: FindingId::One(q.id.clone()), alt_ids: vec![], method: q.method.clone(),
-                            input: q.input, location: q.loc, evidence: q.evidence,
+                            input: q.input, file: q.file, location: q.loc, evidence: q.evidence,
                             detail: format!("took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
                         });
                     }

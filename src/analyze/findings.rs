@@ -124,6 +124,10 @@ pub struct Finding {
     pub method: Option<String>,
     /// Input index.
     pub input: usize,
+    /// File id of the evidence (`Provenance::file`: `2 × input` for an
+    /// input's file or the client-to-server half of a pair, `2 × input + 1`
+    /// for the server-to-client half).
+    pub file: u32,
     /// Where (rule 11).
     pub location: Location,
     /// Byte offset and length of the evidence in the input.

@@ -222,6 +222,7 @@ pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
                     alt_ids: vec![],
                     method: q.method.clone(),
                     input: q.input,
+                    file: q.file,
                     location: q.loc,
                     evidence: q.evidence,
                     detail: format!("took {:.1} ms, {:.0}× the capture's median {:.1} ms", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
@@ -244,7 +245,7 @@ pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
 }
 
 fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
-    (a.input, a.location, a.kind, &a.session).cmp(&(b.input, b.location, b.kind, &b.session))
+    (a.input, a.file, a.location, a.kind, &a.session).cmp(&(b.input, b.file, b.location, b.kind, &b.session))
 }
 
 /// What a person needs per session: who, which revision, counts, metrics,

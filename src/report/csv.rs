@@ -24,7 +24,7 @@ pub fn findings<W: Write>(r: &Report<'_>, w: W) -> csv::Result<()> {
             f.direction.map_or("", |d| d.as_str()),
             &f.id.to_json().to_string(),
             f.method.as_deref().unwrap_or(""),
-            r.file(f.input),
+            r.file_name(f.file),
             &opt(f.location.line),
             &opt(f.location.entry),
             &opt(f.location.event),

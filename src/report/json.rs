@@ -28,7 +28,7 @@ pub fn summary(r: &Report<'_>) -> Value {
                 "direction": f.direction.map(|d| d.as_str()),
                 "id": f.id.to_json(),
                 "method": f.method,
-                "file": r.file(f.input),
+                "file": r.file_name(f.file),
                 "location": f.location,
                 "detail": f.detail,
             });

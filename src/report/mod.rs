@@ -29,6 +29,9 @@ pub struct InputInfo {
     /// Lines that were neither traffic nor findings (stderr, lifecycle).
     #[serde(skip)]
     pub other_lines: u64,
+    /// The server-to-client half of a per-direction pair, when read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partner: Option<String>,
 }
 
 /// Everything a renderer needs.
@@ -51,4 +54,20 @@ impl<'a> Report<'a> {
     pub fn file(&self, i: usize) -> &str {
         self.inputs.get(i).map_or("", |x| x.file.as_str())
     }
+
+    /// The display name of file id `id` (see [`file_id`]).
+    pub fn file_name(&self, id: u32) -> &str {
+        let input = (id / 2) as usize;
+        match self.inputs.get(input) {
+            Some(x) if id % 2 == 1 => x.partner.as_deref().unwrap_or(x.file.as_str()),
+            Some(x) => x.file.as_str(),
+            None => "",
+        }
+    }
+}
+
+/// The file id of input `input`'s file, or of the server-to-client half of
+/// a per-direction pair (`half` 1), as parsers put it in `Provenance::file`.
+pub fn file_id(input: usize, half: u32) -> u32 {
+    u32::try_from(input).unwrap_or(u32::MAX / 2).saturating_mul(2).saturating_add(half)
 }
