@@ -277,17 +277,38 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     let loaded: Vec<Loaded> =
         specs.par_iter().enumerate().map(|(i, s)| load(s, report::file_id(i, 0), args.format)).collect();
     let mut infos = Vec::with_capacity(loaded.len());
-    let mut records = Vec::with_capacity(loaded.len());
+    let mut records: Vec<(usize, Vec<Record>, bool)> = Vec::with_capacity(loaded.len());
     let mut any_fatal = false;
-    for (i, l) in loaded.into_iter().enumerate() {
+    let mut group: Option<(String, Box<str>)> = None;
+    for (i, mut l) in loaded.into_iter().enumerate() {
         let stderr = std::io::stderr();
         let mut e = stderr.lock();
         for msg in &l.info.errors {
             let _ = writeln!(e, "mcp-audit: {}", crate::report::terminal::sanitize(msg, 400));
         }
         any_fatal |= l.fatal;
+        // Rotated files of one log (DESIGN.md "Scale"), oldest first: their
+        // records continue one another, so a session spans the rotation.
+        // File-keyed sessions take the group's name.
+        match &specs[i].rotation {
+            Some(rot) => {
+                let same = group.as_ref().is_some_and(|(g, _)| *g == rot.group);
+                if !same {
+                    group = Some((rot.group.clone(), rot.group.as_str().into()));
+                }
+                let (_, key) = group.as_ref().expect("set above");
+                rename_file_key(&mut l.records, &l.info.file, key);
+                match records.last_mut() {
+                    Some(last) if same => last.1.append(&mut l.records),
+                    _ => records.push((i, std::mem::take(&mut l.records), l.one_direction)),
+                }
+            }
+            None => {
+                group = None;
+                records.push((i, std::mem::take(&mut l.records), l.one_direction));
+            }
+        }
         infos.push(l.info);
-        records.push((i, l.records, l.one_direction));
     }
     let sessions = reconstruct::build_sessions(records);
     for s in sessions.iter().filter(|s| s.counted) {
@@ -324,6 +345,19 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     };
     let failing = floor.is_some_and(|fl| analysis.findings.iter().any(|f| f.kind.severity() >= fl));
     Ok(if failing { 1 } else { 0 })
+}
+
+/// Gives the records keyed by a rotated file's own name the group's name.
+fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
+    for r in records {
+        let key = match r {
+            Record::Frame(f) => &mut f.key,
+            Record::ProcessStart { key, .. } => key,
+        };
+        if &**key == file {
+            *key = group.into();
+        }
+    }
 }
 
 fn write_outputs(dir: &Path, rep: &Report<'_>) -> Result<()> {

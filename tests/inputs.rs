@@ -129,3 +129,23 @@ fn rotated_files_are_read_oldest_first() {
         .collect();
     assert_eq!(files, ["s.log.1.gz", "s.log"], "{err}");
 }
+
+#[test]
+fn a_session_spans_its_rotated_files() {
+    // The older file holds the request, the newer one its response: one
+    // session, one pair, nothing missing or unknown.
+    let dir: PathBuf = out_dir("inputs_rot_join_in");
+    std::fs::write(
+        dir.join("app.log.1"),
+        "--> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n\
+         <-- {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\
+         --> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("app.log"), "<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n").unwrap();
+    let (code, err, s) = run("inputs_rot_join", &[dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(s["totals"]["sessions"], 1);
+    assert_eq!(s["totals"]["pairs"], 2);
+    assert_eq!(s["findings"].as_array().unwrap().len(), 0);
+}
