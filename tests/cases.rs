@@ -43,6 +43,7 @@ cases! {
     b15_batch_refused_with_fresh_uuid_id => "b15_batch_refused_with_fresh_uuid_id.har";
     b16_batch_rejected_under_2025_03_26 => "b16_batch_rejected_under_2025_03_26.har";
     b18_responses_broadcast_to_every_session => "b18_responses_broadcast_to_every_session.har";
+    b20_resume_with_stale_event_id_replays => "b20_resume_with_stale_event_id_replays.sse";
     b21_idle_post_stream_cut_by_edge => "b21_idle_post_stream_cut_by_edge.har";
     b25_fractional_request_id_rejected => "b25_fractional_request_id_rejected.har";
     b27_notification_batch_answered_with_empty_array => "b27_notification_batch_answered_with_empty_array.har";

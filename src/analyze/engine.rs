@@ -166,6 +166,8 @@ struct Walker<'c> {
     entry_batch: HashMap<u64, usize>,
     /// (requester direction, progress token) → request index (FORMATS.md §3.5).
     progress_tokens: HashMap<(Direction, Id), usize>,
+    /// SSE events seen, to drop replays after a reconnect (FORMATS.md §2.3).
+    seen_events: HashSet<crate::record::SseEventId>,
 }
 
 fn dir_index(d: Direction) -> usize {
@@ -189,6 +191,7 @@ pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
         await_reply: [None, None],
         entry_batch: HashMap::new(),
         progress_tokens: HashMap::new(),
+        seen_events: HashSet::new(),
     };
     w.out.counts.sessions = u64::from(s.counted);
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
@@ -216,6 +219,27 @@ impl Walker<'_> {
     }
 
     fn frame(&mut self, f: &Frame, moved: bool) {
+        // An SSE event delivered again after a reconnect (same event id,
+        // same data) is counted once, before pairing (DESIGN.md catalogue).
+        if let Some(ev) = &f.event_id {
+            if !self.seen_events.insert(ev.clone()) {
+                let alt = match &f.payload {
+                    Payload::Single(m) => vec![m.id.clone()],
+                    Payload::Batch(ms) => ms.iter().filter_map(|m| match m {
+                        Member::Message(m) => Some(m.id.clone()),
+                        Member::NotObject => None,
+                    }).collect(),
+                    _ => vec![],
+                };
+                self.out.counts.replays += 1;
+                self.find(K::SseReplayDuplicate, f, f.direction, FindingId::One(Id::Str(ev.id.clone())), None,
+                    format!("SSE event {} was delivered again after a reconnect with the same data; counted once", ev.id));
+                if let Some(last) = self.out.findings.last_mut() {
+                    last.alt_ids = alt;
+                }
+                return;
+            }
+        }
         if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
             self.out.counts.frames += 1;
         }

@@ -58,6 +58,8 @@ pub struct Quantity {
     pub non_json_lines: u64,
     /// JSON frames read (one object or one array each).
     pub frames: u64,
+    /// SSE events dropped as replays (`sse_replay_duplicate`).
+    pub replays: u64,
 }
 
 impl std::ops::AddAssign for Quantity {
@@ -71,6 +73,7 @@ impl std::ops::AddAssign for Quantity {
         self.pairs += o.pairs;
         self.non_json_lines += o.non_json_lines;
         self.frames += o.frames;
+        self.replays += o.replays;
     }
 }
 

@@ -567,7 +567,7 @@ impl Sink<'_> {
         };
 
         // Response frames: (event number, payload).
-        let mut resp_frames: Vec<(Option<u64>, Payload, Option<Box<str>>)> = Vec::new();
+        let mut resp_frames: Vec<(Option<u64>, Payload, Option<crate::record::SseEventId>)> = Vec::new();
         let mut body_has_json = false;
         if let Some(body) = body.as_deref() {
             if stream {
@@ -587,7 +587,7 @@ impl Sink<'_> {
                     }
                     let (p, json) = read_payload(&ev.data);
                     body_has_json |= json;
-                    let id = Some(ev.last_event_id.as_str()).filter(|i| !i.is_empty()).map(Box::from);
+                    let id = crate::record::SseEventId::new(&ev.last_event_id, &ev.data);
                     resp_frames.push((Some(n as u64 + 1), p, id));
                 }
             } else if is_json_type(&mt) && !body.trim().is_empty() {

@@ -13,7 +13,7 @@
 
 use super::Input;
 use crate::record::jsonrpc::parse_payload;
-use crate::record::{Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split};
+use crate::record::{Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split, SseEventId};
 
 /// One dispatched event (FORMATS.md §5 step 6).
 ///
@@ -261,7 +261,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             direction: Some(Direction::S2c),
             ts: None,
             stated_latency: None,
-            event_id: Some(ev.last_event_id.as_str()).filter(|i| !i.is_empty()).map(Box::from),
+            event_id: SseEventId::new(&ev.last_event_id, &ev.data),
             prov: Provenance {
                 file: input.file,
                 location: Location { line: Some(ev.line), event: Some(event_no), entry: None },

@@ -172,10 +172,33 @@ pub struct Frame {
     pub payload: Payload,
     /// The HTTP exchange (HAR only).
     pub http: Option<HttpContext>,
-    /// The SSE event id (`id:` field, the stream's last event id when the
-    /// event was dispatched) of a frame carried by an SSE event; used to
-    /// recognise replays after a reconnect (`sse_replay_duplicate`).
-    pub event_id: Option<Box<str>>,
+    /// The SSE event id and data of a frame carried by an SSE event with a
+    /// non-empty last event id; used to recognise replays after a reconnect
+    /// (`sse_replay_duplicate`: same event id, same data).
+    pub event_id: Option<SseEventId>,
+}
+
+/// Identity of an SSE event: its last event id (WHATWG: the `id` field in
+/// force when it was dispatched) and a hash of its data.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SseEventId {
+    /// The event id.
+    pub id: Box<str>,
+    /// Hash of the event's data (same within a run).
+    pub data_hash: u64,
+}
+
+impl SseEventId {
+    /// The identity of an event, `None` when it has no event id.
+    pub fn new(id: &str, data: &str) -> Option<SseEventId> {
+        use std::hash::{Hash, Hasher};
+        if id.is_empty() {
+            return None;
+        }
+        let mut h = std::hash::DefaultHasher::new();
+        data.hash(&mut h);
+        Some(SseEventId { id: id.into(), data_hash: h.finish() })
+    }
 }
 
 /// One item of an ingested input, in input order.

@@ -64,6 +64,7 @@ pub fn summary(r: &Report<'_>) -> Value {
             "pairs": t.pairs,
             "non_json_lines": t.non_json_lines,
             "frames": t.frames,
+            "sse_replays": t.replays,
             "other_lines": r.inputs.iter().map(|i| i.other_lines).sum::<u64>(),
         },
         "findings_by_kind": by_kind,
