@@ -116,6 +116,10 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
     }
 }
 
+/// Upper bound of `--threads` (a thread per core is the useful maximum;
+/// thousands only cost start-up time).
+pub const MAX_THREADS: usize = 256;
+
 /// One input after reading and parsing.
 struct Loaded {
     info: InputInfo,
@@ -201,8 +205,16 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
     let file = match source::read(path) {
         Ok(f) => f,
         Err(e) => {
+            let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             return Loaded {
-                info: InputInfo { file: display, format: "unknown".into(), dialect: "unknown".into(), errors: vec![e.to_string()], ..Default::default() },
+                info: InputInfo {
+                    file: display,
+                    format: "unknown".into(),
+                    dialect: "unknown".into(),
+                    bytes,
+                    errors: vec![e.to_string()],
+                    ..Default::default()
+                },
                 records: Vec::new(),
                 fatal: true,
                 one_direction: false,
@@ -234,6 +246,11 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
 fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, fatal: bool) -> Loaded {
     let prefix = format!("{display}: ");
     errors.extend(parsed.errors.iter().map(|e| if e.starts_with(&prefix) { e.clone() } else { format!("{prefix}{e}") }));
+    // Read to the end, yet no traffic: say so, so that a gate does not
+    // mistake an input it could not use for a clean capture.
+    if parsed.records.is_empty() && !parsed.incomplete && !parsed.format.is_empty() && parsed.format != "unknown" {
+        errors.push(format!("{prefix}no JSON-RPC traffic found (read as {} {})", parsed.format, parsed.dialect));
+    }
     Loaded {
         info: InputInfo {
             file: display,
@@ -261,8 +278,8 @@ pub fn run(cli: Cli) -> Result<u8> {
 
 fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     if let Some(n) = args.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
+        if n == 0 || n > MAX_THREADS {
+            bail!("--threads must be between 1 and {MAX_THREADS}");
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().ok();
     }
@@ -361,6 +378,9 @@ fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
 }
 
 fn write_outputs(dir: &Path, rep: &Report<'_>) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!("--out {}: not a directory", dir.display());
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
     let create = |name: &str| -> Result<std::io::BufWriter<std::fs::File>> {
         let p = dir.join(name);

@@ -46,9 +46,18 @@ pub enum SourceError {
     /// The OS refused to read it.
     #[error("{0}: cannot read: {1}")]
     Unreadable(String, std::io::Error),
-    /// Zero bytes, or only whitespace.
+    /// Zero bytes.
     #[error("{0}: empty file, nothing to analyse")]
     Empty(String),
+    /// Only whitespace.
+    #[error("{0}: holds only whitespace ({1} bytes), nothing to analyse")]
+    Blank(String, u64),
+    /// A FIFO, device or socket: not a capture file that can be read to its end.
+    #[error("{0}: not a regular file ({1}); give a capture file")]
+    NotRegular(String, &'static str),
+    /// UTF-16 text (a byte-order mark `FF FE` or `FE FF`).
+    #[error("{0}: UTF-16 text (byte-order mark at byte offset 0); re-save it as UTF-8")]
+    Utf16(String),
     /// A NUL byte: not a text capture.
     #[error("{0}: binary file (NUL byte at byte offset {1}), not a text capture")]
     Binary(String, u64),
@@ -631,6 +640,8 @@ fn group_rotations(specs: Vec<InputSpec>) -> Vec<InputSpec> {
 /// Reads and decodes one file, decompressing gzip / zstd (by magic bytes).
 pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
     let display = path.display().to_string();
+    check_regular(path, &display)?;
+    check_head(path, &display)?;
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SourceError::NotFound(display)),
@@ -648,6 +659,50 @@ pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
     Ok(f)
 }
 
+/// Refuses FIFOs, devices and sockets before reading: they may never end.
+fn check_regular(path: &Path, display: &str) -> Result<(), SourceError> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SourceError::NotFound(display.into())),
+        Err(e) => return Err(SourceError::Unreadable(display.into(), e)),
+    };
+    let ft = meta.file_type();
+    let kind = if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() || ft.is_block_device() {
+        "a device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        return Ok(());
+    };
+    Err(SourceError::NotRegular(display.into(), kind))
+}
+
+/// Looks at the first bytes before reading a whole file: UTF-16 and binary
+/// files are refused at once, whatever their size.
+fn check_head(path: &Path, display: &str) -> Result<(), SourceError> {
+    use std::io::Read;
+    let mut head = [0u8; 8192];
+    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => n,
+        Err(e) => return Err(SourceError::Unreadable(display.into(), e)),
+    };
+    let head = &head[..n];
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(SourceError::Utf16(display.into()));
+    }
+    if Compression::sniff(head).is_none() {
+        if let Some(i) = memchr::memchr(0, head) {
+            return Err(SourceError::Binary(display.into(), i as u64));
+        }
+    }
+    Ok(())
+}
+
 /// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
 pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let size = bytes.len() as u64;
@@ -655,25 +710,32 @@ pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFi
 }
 
 fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decompressed: bool) -> Result<SourceFile, SourceError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if bytes.is_empty() {
         return Err(SourceError::Empty(display));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(SourceError::Blank(display, bytes.len() as u64));
     }
     if let Some(i) = memchr::memchr(0, &bytes) {
         return Err(if decompressed { SourceError::BinaryDecompressed(display, i as u64) } else { SourceError::Binary(display, i as u64) });
     }
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let mut warnings = Vec::new();
-    let text = match std::str::from_utf8(body) {
-        Ok(s) => s.to_string(),
+    // No copy of the text when it is valid UTF-8 (the common case).
+    let mut text = match String::from_utf8(bytes) {
+        Ok(s) => s,
         Err(e) => {
             warnings.push(format!(
                 "invalid UTF-8 at byte offset {}{}; such bytes are read as U+FFFD",
-                e.valid_up_to() + (bytes.len() - body.len()),
+                e.utf8_error().valid_up_to(),
                 if decompressed { " of the decompressed text" } else { "" }
             ));
-            String::from_utf8_lossy(body).into_owned()
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
     };
+    if bom {
+        text.drain(..3);
+    }
     Ok(SourceFile { path, display, text, bytes: size, warnings, compression: None, damage: None })
 }
 
@@ -878,9 +940,20 @@ mod tests {
     }
 
     #[test]
+    fn fifos_devices_and_utf16_are_refused_before_reading() {
+        let e = read(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(e.to_string(), "/dev/zero: not a regular file (a device); give a capture file");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("u16.har");
+        std::fs::write(&p, b"\xFF\xFE{\0\"\0").unwrap();
+        assert!(matches!(read(&p), Err(SourceError::Utf16(_))));
+    }
+
+    #[test]
     fn decode_rules() {
         let p = PathBuf::from("x");
-        assert!(matches!(decode("x".into(), p.clone(), b" \n".to_vec()), Err(SourceError::Empty(_))));
+        assert!(matches!(decode("x".into(), p.clone(), b"".to_vec()), Err(SourceError::Empty(_))));
+        assert!(matches!(decode("x".into(), p.clone(), b" \n".to_vec()), Err(SourceError::Blank(_, 2))));
         assert!(matches!(decode("x".into(), p.clone(), b"ab\0c".to_vec()), Err(SourceError::Binary(_, 2))));
         let f = decode("x".into(), p.clone(), b"\xEF\xBB\xBF{}".to_vec()).unwrap();
         assert_eq!(f.text, "{}");

@@ -518,7 +518,14 @@ impl Sink<'_> {
         let (req_ts, resp_ts) = (start, start.map(|_| end_us));
 
         // Session key (DESIGN.md rule 1).
+        let has_response = e.response.0.is_some();
+        if !has_response {
+            self.error(format!("entry {i}: no response object; read as no response (status 0)"));
+        }
         let resp = e.response.0.unwrap_or_default();
+        if has_response && resp.status.0.as_ref().and_then(Num::finite).is_none() {
+            self.error(format!("entry {i}: response status missing or not a number; read as 0 (no response)"));
+        }
         let header_key = header(&req.headers, "mcp-session-id").or_else(|| header(&resp.headers, "mcp-session-id"));
         let mut legacy = header_key.is_none() && query_param(url, &["sessionId", "session_id"]).is_some();
         let mut key: Box<str> = header_key
@@ -616,6 +623,9 @@ impl Sink<'_> {
         if method == "POST"
             && let Some(pd) = req.post_data.0
         {
+            if pd.text.0.is_none() {
+                self.error(format!("entry {i}: POST body not captured (postData has no text); its messages are unknown"));
+            }
             let text = match (pd.text.0, pd.encoding.0.as_deref()) {
                 (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
                     Ok(s) => Some(Cow::Owned(s)),
@@ -954,7 +964,9 @@ mod tests {
             r#"{"log":{"creator":null,"entries":[null, 5, {"request":null}, {"request":{"method":"POST","postData":{"text":"not json"}},"response":null,"time":null}, {"startedDateTime":"2025-01-01T00:00:00Z","request":{"method":"post","url":"https://h.example/mcp?sessionId=abc","postData":{"text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}"}}}]}}"#,
         );
         assert_eq!(p.dialect, "har");
-        assert_eq!(p.errors.len(), 4, "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 6, "{:?}", p.errors);
+        assert_eq!(p.errors[4], "entry 3: no response object; read as no response (status 0)");
+        assert_eq!(p.errors[5], "entry 4: no response object; read as no response (status 0)");
         assert!(
             p.errors[0].starts_with("entry 0:")
                 && p.errors[1].starts_with("entry 1:")

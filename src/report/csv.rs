@@ -4,6 +4,7 @@
 
 use std::io::Write;
 
+use super::sanitize::escape_controls as esc;
 use super::Report;
 use crate::record::time::format_rfc3339;
 
@@ -20,15 +21,15 @@ pub fn findings<W: Write>(r: &Report<'_>, w: W) -> csv::Result<()> {
         c.write_record([
             f.kind.name(),
             f.kind.severity().as_str(),
-            &f.session,
+            &esc(&f.session),
             f.direction.map_or("", |d| d.as_str()),
-            &f.id.to_json().to_string(),
-            f.method.as_deref().unwrap_or(""),
-            r.file_name(f.file),
+            &esc(&f.id.to_json().to_string()),
+            &esc(f.method.as_deref().unwrap_or("")),
+            &esc(r.file_name(f.file)),
             &opt(f.location.line),
             &opt(f.location.entry),
             &opt(f.location.event),
-            &f.detail,
+            &esc(&f.detail),
         ])?;
     }
     c.flush()?;
@@ -51,10 +52,10 @@ pub fn pairs<W: Write>(r: &Report<'_>, w: W) -> csv::Result<()> {
                 None => (String::new(), String::new()),
             };
             c.write_record([
-                s.name.as_str(),
+                &esc(&s.name),
                 q.direction.as_str(),
-                &q.id.json_text(),
-                q.method.as_deref().unwrap_or(""),
+                &esc(&q.id.json_text()),
+                &esc(q.method.as_deref().unwrap_or("")),
                 &q.ts.map(format_rfc3339).unwrap_or_default(),
                 &q.response_ts.map(format_rfc3339).unwrap_or_default(),
                 &ms(q.latency),
@@ -89,9 +90,9 @@ pub fn batches<W: Write>(r: &Report<'_>, w: W) -> csv::Result<()> {
             };
             c.write_record([
                 n.to_string(),
-                s.name.clone(),
+                esc(&s.name).into_owned(),
                 b.direction.as_str().to_string(),
-                r.file(s.input).to_string(),
+                esc(r.file(s.input)).into_owned(),
                 opt(b.loc.line),
                 opt(b.loc.entry),
                 b.size.to_string(),
@@ -102,7 +103,7 @@ pub fn batches<W: Write>(r: &Report<'_>, w: W) -> csv::Result<()> {
                 b.linked.to_string(),
                 b.null_id.to_string(),
                 b.unknown.to_string(),
-                order.join(" "),
+                esc(&order.join(" ")).into_owned(),
                 b.ts.map(format_rfc3339).unwrap_or_default(),
                 completion,
             ])?;

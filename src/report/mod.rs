@@ -7,6 +7,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod sanitize;
 pub mod terminal;
 
 use crate::analyze::{Analysis, SessionSummary};
