@@ -67,9 +67,17 @@ pub struct AnalyzeArgs {
     /// Input format; `auto` detects it from the content.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
-    /// Write summary.json, findings.csv, pairs.csv and batches.csv here.
+    /// Write summary.json, findings.csv, pairs.csv, batches.csv and
+    /// report.html here.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Redact secrets (Authorization, cookies, tokens, keys, passwords) in
+    /// every output; the default.
+    #[arg(long, overrides_with = "no_redact")]
+    pub redact: bool,
+    /// Keep secrets as captured in every output.
+    #[arg(long, overrides_with = "redact")]
+    pub no_redact: bool,
     /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m).
     #[arg(long, default_value = "60s", value_parser = parse_duration_us)]
     pub timeout: i64,
@@ -91,6 +99,10 @@ pub struct AnalyzeArgs {
     /// Print nothing on stdout (files and exit code only).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Block size in bytes for reading large line logs (tests use tiny
+    /// blocks to prove that block cuts change nothing).
+    #[arg(long, hide = true, default_value_t = BLOCK_BYTES)]
+    pub block_bytes: usize,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -126,11 +138,137 @@ struct Loaded {
     records: Vec<Record>,
     fatal: bool,
     one_direction: bool,
+    /// Sessions already walked (a large line log read block by block).
+    results: Vec<analyze::SessionResult>,
 }
 
-fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
+/// Bytes of a block of a large line log (see [`stream_lines`]).
+const BLOCK_BYTES: usize = 4 << 20;
+
+/// How much of a file decides whether it is read block by block.
+const PEEK_BYTES: usize = 64 << 10;
+
+/// The dialect of a plain line log that can be read block by block, from
+/// its first [`PEEK_BYTES`].
+fn streamable(path: &Path) -> Option<ingest::detect::Dialect> {
+    use std::io::Read;
+    let mut head = vec![0u8; PEEK_BYTES];
+    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    head.truncate(n);
+    let cut = if n < PEEK_BYTES { n } else { memchr::memrchr(b'\n', &head)? + 1 };
+    let text = String::from_utf8_lossy(&head[..cut]);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match ingest::detect_format(text) {
+        Format::Lines(d) if ingest::chunk::safe_start(d).is_some() => Some(d),
+        _ => None,
+    }
+}
+
+/// Reads a plain line log block by block (issue 5): blocks are parsed in
+/// parallel, then their records go, in file order, through session
+/// splitting, line order and the session walkers. Memory holds a few
+/// blocks, the pending requests and one row per request — never the whole
+/// file. Output is the same as reading the file whole, for any thread count.
+fn stream_lines(
+    path: &Path,
+    file_index: u32,
+    input: usize,
+    dialect: ingest::detect::Dialect,
+    cfg: &Config,
+    block_bytes: usize,
+) -> Option<Loaded> {
+    let safe = ingest::chunk::safe_start(dialect)?;
+    let mut reader = match source::BlockReader::open(path) {
+        Ok(Some(r)) => r,
+        _ => return None,
+    };
+    let display = path.display().to_string();
+    let mut splitter = reconstruct::session::Splitter::default();
+    let mut states: Vec<Option<(reconstruct::order::LineOrder, analyze::engine::Walker<'_>)>> = Vec::new();
+    let mut errors = Vec::new();
+    let mut other_lines = 0u64;
+    let mut any_frame = false;
+    let mut fatal = false;
+    let mut ready = Vec::new();
+    let per_round = rayon::current_num_threads().max(1) * 2;
+    'read: loop {
+        let mut blocks = Vec::with_capacity(per_round);
+        while blocks.len() < per_round {
+            match reader.next_block(block_bytes.max(1), safe) {
+                Ok(Some(b)) => blocks.push(b),
+                Ok(None) => break,
+                Err(e) => {
+                    errors.push(e.to_string());
+                    fatal = true;
+                    if blocks.is_empty() {
+                        break 'read;
+                    }
+                    break;
+                }
+            }
+        }
+        if blocks.is_empty() {
+            break;
+        }
+        let parsed: Vec<Parsed> = blocks
+            .par_iter()
+            .map(|b| ingest::chunk::parse_block(file_index, &display, &b.text, b.first_line, b.offset, dialect))
+            .collect();
+        drop(blocks);
+        for p in parsed {
+            errors.extend(p.errors);
+            other_lines += p.other_lines;
+            for rec in p.records {
+                let Some((i, f)) = splitter.push(rec) else { continue };
+                any_frame = true;
+                if states.len() <= i {
+                    states.resize_with(i + 1, || None);
+                }
+                let st = states[i].get_or_insert_with(|| {
+                    (Default::default(), analyze::engine::Walker::new(cfg, splitter.names[i].clone(), input, false))
+                });
+                st.0.push(f, &mut ready);
+                for f in ready.drain(..) {
+                    st.1.frame(&f, false);
+                }
+            }
+        }
+        if fatal {
+            break;
+        }
+    }
+    let mut results = Vec::new();
+    for (mut order, mut walker) in states.into_iter().flatten() {
+        order.finish(&mut ready);
+        for f in ready.drain(..) {
+            walker.frame(&f, false);
+        }
+        results.push(walker.finish());
+    }
+    let parsed = Parsed { format: "stdio", dialect: dialect.name(), other_lines, ..Default::default() };
+    let warnings: Vec<String> = reader.warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    let mut l = finish(display, reader.bytes, parsed, warnings, fatal);
+    let prefix = format!("{}: ", l.info.file);
+    l.info.errors.extend(errors.into_iter().map(|e| if e.starts_with(&prefix) { e } else { format!("{prefix}{e}") }));
+    if any_frame {
+        l.info.errors.retain(|e| !e.ends_with(&format!("no JSON-RPC traffic found (read as stdio {})", dialect.name())));
+    }
+    l.info.sessions = results.iter().filter(|r| r.counts.sessions > 0).count();
+    l.results = results;
+    Some(l)
+}
+
+fn load(spec: &InputSpec, input: usize, format: FormatArg, cfg: &Config, block_bytes: usize) -> Loaded {
+    let file_index = report::file_id(input, 0);
     match &spec.kind {
-        source::InputKind::File(path) => load_file(path, file_index, format),
+        source::InputKind::File(path) => {
+            if spec.rotation.is_none() && matches!(format, FormatArg::Auto | FormatArg::Stdio) {
+                if let Some(l) = streamable(path).and_then(|d| stream_lines(path, file_index, input, d, cfg, block_bytes)) {
+                    return l;
+                }
+            }
+            load_file(path, file_index, format)
+        }
         source::InputKind::Pair { name, c2s, s2c } => {
             let display = c2s.display().to_string();
             let a = source::read(c2s);
@@ -196,6 +334,7 @@ fn load(spec: &InputSpec, file_index: u32, format: FormatArg) -> Loaded {
             records: Vec::new(),
             fatal: true,
             one_direction: false,
+            results: Vec::new(),
         },
     }
 }
@@ -218,6 +357,7 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
                 records: Vec::new(),
                 fatal: true,
                 one_direction: false,
+                results: Vec::new(),
             };
         }
     };
@@ -265,6 +405,7 @@ fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, 
         fatal: fatal || parsed.incomplete,
         one_direction: parsed.one_direction,
         records: parsed.records,
+        results: Vec::new(),
     }
 }
 
@@ -292,9 +433,10 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         bail!("no input files found in {}", args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     }
     let loaded: Vec<Loaded> =
-        specs.par_iter().enumerate().map(|(i, s)| load(s, report::file_id(i, 0), args.format)).collect();
+        specs.par_iter().enumerate().map(|(i, s)| load(s, i, args.format, &cfg, args.block_bytes)).collect();
     let mut infos = Vec::with_capacity(loaded.len());
     let mut records: Vec<(usize, Vec<Record>, bool)> = Vec::with_capacity(loaded.len());
+    let mut streamed: Vec<(usize, Vec<analyze::SessionResult>)> = Vec::new();
     let mut any_fatal = false;
     let mut group: Option<(String, Box<str>)> = None;
     for (i, mut l) in loaded.into_iter().enumerate() {
@@ -304,6 +446,9 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
             let _ = writeln!(e, "mcp-audit: {}", crate::report::terminal::sanitize(msg, 400));
         }
         any_fatal |= l.fatal;
+        if !l.results.is_empty() {
+            streamed.push((i, std::mem::take(&mut l.results)));
+        }
         // Rotated files of one log (DESIGN.md "Scale"), oldest first: their
         // records continue one another, so a session spans the rotation.
         // File-keyed sessions take the group's name.
@@ -333,17 +478,35 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
             info.sessions += 1;
         }
     }
-    let analysis = analyze::analyze(&cfg, &sessions);
+    // Walk the sessions read whole, then merge with the streamed ones in
+    // input order (deterministic for any thread count).
+    let walked: Vec<analyze::SessionResult> = sessions.par_iter().map(|s| analyze::engine::walk(&cfg, s)).collect();
+    drop(sessions);
+    let mut all: Vec<(usize, usize, analyze::SessionResult)> =
+        walked.into_iter().enumerate().map(|(n, r)| (r.input, n, r)).collect();
+    for (input, results) in streamed {
+        all.extend(results.into_iter().enumerate().map(|(n, r)| (input, n, r)));
+    }
+    all.sort_by_key(|(input, n, _)| (*input, *n));
+    let mut analysis = analyze::finalize(&cfg, all.into_iter().map(|(_, _, r)| r).collect());
+    let redact = !args.no_redact;
+    if redact {
+        report::redact::analysis(&mut analysis);
+    }
     let rep = Report::new(&infos, &analysis);
     if let Some(dir) = &args.out {
-        write_outputs(dir, &rep)?;
+        write_outputs(dir, &rep, redact)?;
     }
     if !args.quiet {
         let mut out = std::io::stdout().lock();
         let text = if args.json {
             serde_json::to_string_pretty(&report::json::summary(&rep))? + "\n"
         } else {
-            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let color = report::terminal::use_color(
+                std::io::stdout().is_terminal(),
+                std::env::var_os("NO_COLOR").as_deref(),
+                std::env::var_os("TERM").as_deref(),
+            );
             report::terminal::render(&rep, color)
         };
         if let Err(e) = out.write_all(text.as_bytes()) {
@@ -377,7 +540,7 @@ fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
     }
 }
 
-fn write_outputs(dir: &Path, rep: &Report<'_>) -> Result<()> {
+fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("--out {}: not a directory", dir.display());
     }
@@ -393,7 +556,34 @@ fn write_outputs(dir: &Path, rep: &Report<'_>) -> Result<()> {
     report::csv::findings(rep, create("findings.csv")?).context("writing findings.csv")?;
     report::csv::pairs(rep, create("pairs.csv")?).context("writing pairs.csv")?;
     report::csv::batches(rep, create("batches.csv")?).context("writing batches.csv")?;
+    let evidence = read_evidence(rep);
+    let latency = analyze::histogram::by_method(rep.analysis);
+    let extras = report::html::Extras { evidence: &evidence, latency: &latency, redact };
+    report::html::render(rep, &extras, create("report.html")?).context("writing report.html")?;
     Ok(())
+}
+
+/// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
+/// JSON is not kept in memory), one pass per file, files in parallel. A
+/// file that cannot be read again (moved, changed) only loses its
+/// evidence.
+fn read_evidence(rep: &Report<'_>) -> std::collections::HashMap<report::html::EvidenceKey, source::Excerpt> {
+    let mut by_file: std::collections::BTreeMap<u32, Vec<(u64, u32)>> = std::collections::BTreeMap::new();
+    for (file, off, len) in report::html::evidence_wanted(rep) {
+        by_file.entry(file).or_default().push((off, len));
+    }
+    by_file
+        .into_par_iter()
+        .flat_map_iter(|(file, ranges)| {
+            let path = PathBuf::from(rep.file_name(file));
+            let got = source::evidence(&path, &ranges, report::html::READ_WINDOW).unwrap_or_default();
+            ranges
+                .into_iter()
+                .zip(got)
+                .filter_map(move |((off, len), e)| e.map(|e| ((file, off, len), e)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -703,6 +703,142 @@ fn check_head(path: &Path, display: &str) -> Result<(), SourceError> {
     Ok(())
 }
 
+/// One block of a line log read by [`BlockReader`]: whole lines only.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The text (UTF-8; invalid bytes read as U+FFFD), ending at a line end
+    /// unless it is the end of the file.
+    pub text: String,
+    /// 1-based number of its first line in the file.
+    pub first_line: u64,
+    /// Byte offset of its first byte in the file.
+    pub offset: u64,
+}
+
+/// Reads a plain (uncompressed) file block by block, cutting only at line
+/// ends where `safe` says a new record may start, so that a large log is
+/// never held whole in memory (issue 5: memory bounded by what is in
+/// flight). Errors name the file and the byte offset.
+pub struct BlockReader {
+    file: std::fs::File,
+    display: String,
+    carry: Vec<u8>,
+    next_line: u64,
+    next_offset: u64,
+    eof: bool,
+    /// Size on disk, bytes.
+    pub bytes: u64,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N).
+    pub warnings: Vec<String>,
+}
+
+impl BlockReader {
+    /// Opens a plain file for block reading; `None` when it is compressed
+    /// (read those whole with [`read`], bounded by [`decompressed_limit`]).
+    pub fn open(path: &Path) -> Result<Option<BlockReader>, SourceError> {
+        use std::io::Read;
+        let display = path.display().to_string();
+        check_regular(path, &display)?;
+        check_head(path, &display)?;
+        let mut file = std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        let mut head = [0u8; 4];
+        let n = file.read(&mut head).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        if Compression::sniff(&head[..n]).is_some() {
+            return Ok(None);
+        }
+        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut carry = head[..n].to_vec();
+        if carry.starts_with(b"\xEF\xBB") {
+            // Complete a possible BOM so it can be dropped below.
+            let mut rest = [0u8; 1];
+            if file.read(&mut rest).map_err(|e| SourceError::Unreadable(display.clone(), e))? == 1 {
+                carry.push(rest[0]);
+            }
+        }
+        let mut next_offset = 0;
+        if carry.starts_with(b"\xEF\xBB\xBF") {
+            carry.drain(..3);
+            next_offset = 3;
+        }
+        Ok(Some(BlockReader { file, display, carry, next_line: 1, next_offset, eof: false, bytes, warnings: Vec::new() }))
+    }
+
+    /// The next block of about `target` bytes (more when no safe cut comes
+    /// sooner), or `None` at the end. `safe` tells whether a line (its
+    /// bytes) may start a block.
+    pub fn next_block(&mut self, target: usize, safe: fn(&[u8]) -> bool) -> Result<Option<Block>, SourceError> {
+        use std::io::Read;
+        let mut buf = std::mem::take(&mut self.carry);
+        let cut = loop {
+            if !self.eof && buf.len() < target.max(1) {
+                let want = target.max(1) - buf.len();
+                let start = buf.len();
+                buf.resize(start + want, 0);
+                let n = self.file.read(&mut buf[start..]).map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
+                buf.truncate(start + n);
+                if n == 0 {
+                    self.eof = true;
+                }
+                continue;
+            }
+            if self.eof {
+                break buf.len();
+            }
+            // The last line end after which a record may start.
+            let mut end = buf.len();
+            let mut found = None;
+            while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
+                let next = &buf[i + 1..];
+                let line_end = memchr::memchr(b'\n', next).unwrap_or(next.len());
+                // A line is judged only when it is whole (or the file ends).
+                if i + 1 + line_end < buf.len() && safe(&next[..line_end]) {
+                    found = Some(i + 1);
+                    break;
+                }
+                end = i;
+            }
+            match found {
+                Some(c) => break c,
+                None => {
+                    // No safe cut yet: read more.
+                    let start = buf.len();
+                    buf.resize(start + target.max(1), 0);
+                    let n = self.file.read(&mut buf[start..]).map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
+                    buf.truncate(start + n);
+                    if n == 0 {
+                        self.eof = true;
+                    }
+                }
+            }
+        };
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        self.carry = buf.split_off(cut);
+        let offset = self.next_offset;
+        if let Some(i) = memchr::memchr(0, &buf) {
+            return Err(SourceError::Binary(self.display.clone(), offset + i as u64));
+        }
+        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+        let first_line = self.next_line;
+        self.next_line += lines;
+        self.next_offset += buf.len() as u64;
+        let text = match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => {
+                if self.warnings.is_empty() {
+                    self.warnings.push(format!(
+                        "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
+                        offset + e.utf8_error().valid_up_to() as u64
+                    ));
+                }
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            }
+        };
+        Ok(Some(Block { text, first_line, offset }))
+    }
+}
+
 /// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
 pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let size = bytes.len() as u64;
@@ -900,6 +1036,42 @@ fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
     (out, None)
 }
 
+/// One evidence excerpt re-read from an input (see [`evidence`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excerpt {
+    /// The text of the range, at most the requested maximum (cut at a
+    /// character boundary).
+    pub text: String,
+    /// Length of the whole range in bytes.
+    pub len: u64,
+    /// The range was longer than the maximum and `text` is its beginning.
+    pub cut: bool,
+}
+
+/// Re-reads `path` (decompressing as [`read`] does) and returns the text of
+/// each `(offset, len)` byte range of its decoded text (the ranges of
+/// `Finding::evidence`), each cut to at most `max` bytes; `None` for a
+/// range that no longer lies in the file (it changed since the run read it).
+pub fn evidence(path: &Path, ranges: &[(u64, u32)], max: usize) -> Result<Vec<Option<Excerpt>>, SourceError> {
+    let f = read(path)?;
+    let text = f.text.as_str();
+    Ok(ranges
+        .iter()
+        .map(|&(off, len)| {
+            let start = usize::try_from(off).ok()?;
+            let end = start.checked_add(len as usize)?;
+            if end > text.len() || !text.is_char_boundary(start) {
+                return None;
+            }
+            let mut stop = end.min(start.saturating_add(max));
+            while !text.is_char_boundary(stop) {
+                stop -= 1;
+            }
+            Some(Excerpt { text: text[start..stop].to_string(), len: u64::from(len), cut: stop < end })
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -947,6 +1119,24 @@ mod tests {
         let p = dir.path().join("u16.har");
         std::fs::write(&p, b"\xFF\xFE{\0\"\0").unwrap();
         assert!(matches!(read(&p), Err(SourceError::Utf16(_))));
+    }
+
+    #[test]
+    fn block_reader_cuts_at_safe_line_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("b.log");
+        // Lines starting with a digit are safe starts; "x" lines are not.
+        std::fs::write(&p, "\u{feff}1 a\nx\nx\n2 b\nx\n3 c\n").unwrap();
+        let mut r = BlockReader::open(&p).unwrap().unwrap();
+        let safe: fn(&[u8]) -> bool = |l| l.first().is_some_and(u8::is_ascii_digit);
+        let mut got = Vec::new();
+        while let Some(b) = r.next_block(4, safe).unwrap() {
+            got.push((b.first_line, b.offset, b.text));
+        }
+        assert_eq!(
+            got,
+            vec![(1, 3, "1 a\nx\nx\n".to_string()), (4, 11, "2 b\nx\n".to_string()), (6, 17, "3 c\n".to_string())]
+        );
     }
 
     #[test]
@@ -1208,5 +1398,17 @@ mod tests {
         std::os::unix::fs::symlink(d.path(), sub.join("up2")).unwrap();
         assert_eq!(names(&expand(&[d.path().to_path_buf()])), ["a.log"]);
         assert_eq!(names(&expand(&[d.path().join("**/*.log")])), ["a.log"]);
+    }
+
+    #[test]
+    fn evidence_ranges_are_cut_at_char_boundaries() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("e.log");
+        std::fs::write(&p, "\u{feff}abc\n{\"é\":1}\n").unwrap();
+        let v = evidence(&p, &[(4, 9), (4, 3), (0, 3), (100, 2)], 3).unwrap();
+        assert_eq!(v[0], Some(Excerpt { text: "{\"".into(), len: 9, cut: true }));
+        assert_eq!(v[1], Some(Excerpt { text: "{\"".into(), len: 3, cut: true }), "é is not split");
+        assert_eq!(v[2].as_ref().map(|e| e.text.as_str()), Some("abc"));
+        assert_eq!(v[3], None);
     }
 }

@@ -156,7 +156,11 @@ pub struct SessionResult {
     pub unlinked_progress: u64,
 }
 
-struct Walker<'c> {
+/// The per-session state machine: frames go in in causal order
+/// ([`Walker::frame`]); [`Walker::finish`] applies the end-of-capture
+/// rules and returns the session's result. Memory: the session's pending
+/// requests and open batches, plus one compact row per request.
+pub struct Walker<'c> {
     cfg: &'c Config,
     /// Raw SSE: one side only, so no pairing rules (nothing can pair).
     one_direction: bool,
@@ -183,22 +187,43 @@ fn evidence(f: &Frame) -> (u64, u32) {
 
 /// Runs every per-session rule over one session's ordered frames.
 pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
-    let mut w = Walker {
-        cfg,
-        one_direction: s.one_direction,
-        out: SessionResult { name: s.name.clone(), input: s.input, ..Default::default() },
-        spaces: [Space::default(), Space::default()],
-        await_reply: [None, None],
-        entry_batch: HashMap::new(),
-        progress_tokens: HashMap::new(),
-        seen_events: HashSet::new(),
-    };
-    w.out.counts.sessions = u64::from(s.counted);
+    let mut w = Walker::new(cfg, s.name.clone(), s.input, s.one_direction);
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
         w.frame(f, moved);
     }
-    w.finish();
-    w.out
+    w.finish()
+}
+
+impl<'c> Walker<'c> {
+    /// A walker for session `name` of input `input`.
+    pub fn new(cfg: &'c Config, name: String, input: usize, one_direction: bool) -> Self {
+        Walker {
+            cfg,
+            one_direction,
+            out: SessionResult { name, input, ..Default::default() },
+            spaces: [Space::default(), Space::default()],
+            await_reply: [None, None],
+            entry_batch: HashMap::new(),
+            progress_tokens: HashMap::new(),
+            seen_events: HashSet::new(),
+        }
+    }
+
+    /// Takes the next frame in causal order; `moved` marks a frame whose
+    /// time causal placement moved (its latencies are unknown).
+    pub fn frame(&mut self, f: &Frame, moved: bool) {
+        if f.direction.is_some() {
+            // Counts as a session once it carries a readable line (rule 1).
+            self.out.counts.sessions = 1;
+        }
+        self.frame_inner(f, moved);
+    }
+
+    /// Applies the end-of-capture rules and returns the result.
+    pub fn finish(mut self) -> SessionResult {
+        self.finish_rules();
+        self.out
+    }
 }
 
 impl Walker<'_> {
@@ -218,7 +243,7 @@ impl Walker<'_> {
         });
     }
 
-    fn frame(&mut self, f: &Frame, moved: bool) {
+    fn frame_inner(&mut self, f: &Frame, moved: bool) {
         // An SSE event delivered again after a reconnect (same event id,
         // same data) is counted once, before pairing (DESIGN.md catalogue).
         if let Some(ev) = &f.event_id {
@@ -769,7 +794,7 @@ impl Walker<'_> {
         }
     }
 
-    fn finish(&mut self) {
+    fn finish_rules(&mut self) {
         if self.one_direction {
             return;
         }

@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod findings;
+pub mod histogram;
 pub mod latency;
 
 use rayon::prelude::*;
@@ -200,7 +201,14 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
 
 /// Runs every rule over every session.
 pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
-    let mut results: Vec<SessionResult> = sessions.par_iter().map(|s| engine::walk(cfg, s)).collect();
+    let results: Vec<SessionResult> = sessions.par_iter().map(|s| engine::walk(cfg, s)).collect();
+    finalize(cfg, results)
+}
+
+/// The capture-wide rules over walked sessions (in input order): slow tails
+/// outside batches against the capture's median (rule 10), totals, sorted
+/// findings, metrics and quantiles.
+pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
     // Capture-wide latencies (rule 10): one per paired, not cancelled request.
     let all: Vec<Micros> = results
         .iter()

@@ -6,6 +6,7 @@
 //! known by its file names (FORMATS.md §8.1 "One dialect per file").
 
 pub mod lines;
+pub mod chunk;
 pub mod detect;
 pub mod envelope;
 pub mod bare;

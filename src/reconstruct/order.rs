@@ -46,55 +46,107 @@ fn loose_of(m: &Message) -> Option<LooseKey> {
 }
 
 fn order_lines(s: &mut super::Session) {
-    let mut pending: HashMap<(Direction, LooseKey), usize> = HashMap::new();
-    let mut was_moved = vec![false; s.frames.len()];
-    let mut i = 0;
-    while i < s.frames.len() {
-        if let (Some(d), Some(ts)) = (s.frames[i].direction, s.frames[i].ts) {
-            let wanted: Vec<LooseKey> = messages(&s.frames[i])
-                .into_iter()
-                .filter(|m| m.kind == Kind::Response)
-                .filter_map(loose_of)
-                .filter(|k| pending.get(&(d.other(), k.clone())).copied().unwrap_or(0) == 0)
-                .collect();
-            let mut moved_one = false;
-            'search: for k in &wanted {
-                let mut j = i + 1;
-                while j < s.frames.len() && s.frames[j].ts == Some(ts) {
-                    let f = &s.frames[j];
-                    if !was_moved[j]
-                        && f.direction == Some(d.other())
-                        && messages(f).iter().any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
-                    {
-                        let f = s.frames.remove(j);
-                        s.frames.insert(i, f);
-                        was_moved.remove(j);
-                        was_moved.insert(i, true);
-                        moved_one = true;
-                        break 'search;
-                    }
-                    j += 1;
+    let mut order = LineOrder::default();
+    let mut out = Vec::with_capacity(s.frames.len());
+    for f in std::mem::take(&mut s.frames) {
+        order.push(f, &mut out);
+    }
+    order.finish(&mut out);
+    s.moved = vec![false; out.len()];
+    s.frames = out;
+}
+
+/// Incremental line-log order (FORMATS.md §8.1 "Order") for one session:
+/// frames go in in line order and come out in causal order. Only frames that
+/// share one timestamp are held back (a recorder's same-millisecond race),
+/// so memory stays bounded by the longest run of equal timestamps.
+#[derive(Default)]
+pub struct LineOrder {
+    /// (requester direction, loose id) → requests read and not yet answered.
+    pending: HashMap<(Direction, LooseKey), usize>,
+    /// Frames stamped with the same time, not yet released.
+    group: Vec<Frame>,
+}
+
+impl LineOrder {
+    /// Takes the next frame in line order; releases the frames now known to
+    /// be in order into `out`.
+    pub fn push(&mut self, f: Frame, out: &mut Vec<Frame>) {
+        let same = f.ts.is_some() && self.group.first().is_some_and(|g| g.ts == f.ts);
+        if !same {
+            self.flush(out);
+        }
+        if f.ts.is_none() {
+            self.release(f, out);
+        } else {
+            self.group.push(f);
+        }
+    }
+
+    /// Releases everything held.
+    pub fn finish(&mut self, out: &mut Vec<Frame>) {
+        self.flush(out);
+    }
+
+    /// Releases the held group: a request written after a response that
+    /// answers it is released just before that response.
+    fn flush(&mut self, out: &mut Vec<Frame>) {
+        let mut group = std::mem::take(&mut self.group);
+        let mut was_moved = vec![false; group.len()];
+        let mut i = 0;
+        while i < group.len() {
+            if let Some(d) = group[i].direction {
+                let wanted: Vec<LooseKey> = messages(&group[i])
+                    .into_iter()
+                    .filter(|m| m.kind == Kind::Response)
+                    .filter_map(loose_of)
+                    .filter(|k| self.pending.get(&(d.other(), k.clone())).copied().unwrap_or(0) == 0)
+                    .collect();
+                let found = wanted.iter().find_map(|k| {
+                    (i + 1..group.len()).find(|&j| {
+                        !was_moved[j]
+                            && group[j].direction == Some(d.other())
+                            && messages(&group[j]).iter().any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
+                    })
+                });
+                if let Some(j) = found {
+                    let f = group.remove(j);
+                    group.insert(i, f);
+                    was_moved.remove(j);
+                    was_moved.insert(i, true);
+                    continue;
                 }
             }
-            if moved_one {
-                continue;
-            }
+            self.note(&group[i]);
+            i += 1;
         }
-        if let Some(d) = s.frames[i].direction {
-            for m in messages(&s.frames[i]) {
-                let Some(k) = loose_of(m) else { continue };
-                match m.kind {
-                    Kind::Request => *pending.entry((d, k)).or_default() += 1,
-                    Kind::Response => {
-                        if let Some(n) = pending.get_mut(&(d.other(), k)) {
-                            *n = n.saturating_sub(1);
+        out.extend(group);
+    }
+
+    fn release(&mut self, f: Frame, out: &mut Vec<Frame>) {
+        self.note(&f);
+        out.push(f);
+    }
+
+    /// Tracks which requests are pending after `f`.
+    fn note(&mut self, f: &Frame) {
+        let Some(d) = f.direction else { return };
+        for m in messages(f) {
+            let Some(k) = loose_of(m) else { continue };
+            match m.kind {
+                Kind::Request => *self.pending.entry((d, k)).or_default() += 1,
+                Kind::Response => {
+                    let key = (d.other(), k);
+                    if let Some(n) = self.pending.get_mut(&key) {
+                        *n = n.saturating_sub(1);
+                        if *n == 0 {
+                            self.pending.remove(&key);
                         }
                     }
-                    Kind::Notification => {}
                 }
+                Kind::Notification => {}
             }
         }
-        i += 1;
     }
 }
 

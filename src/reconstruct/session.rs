@@ -10,7 +10,8 @@ pub struct Session {
     /// Display name: the key, then `KEY#2`, `KEY#3` … for later sessions
     /// of the same key.
     pub name: String,
-    /// Index of the input (its first file for a per-direction pair).
+    /// Index of the input (its first file for a per-direction pair or a
+    /// rotation group).
     pub input: usize,
     /// Frames in causal order (rule 4).
     pub frames: Vec<Frame>,
@@ -39,55 +40,85 @@ fn is_initialize_request(f: &Frame) -> bool {
         && matches!(&f.payload, Payload::Single(m) if m.kind == Kind::Request && m.method.as_deref() == Some("initialize"))
 }
 
-/// Splits one input's records into sessions (rule 1): a `ProcessStart`
-/// opens a new session for its key when the key's current session already
-/// carried traffic; for keys that have shown no process-start line, a
-/// client→server `initialize` request outside a batch opens a new session
-/// when the current one already holds an `initialize`. `Split::Never` keys
-/// are one session. Sessions without traffic are dropped. Frames keep
-/// record order here; [`super::order`] orders them.
-pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
-    let mut sessions: Vec<Session> = Vec::new();
-    let mut keys: HashMap<Box<str>, KeyState> = HashMap::new();
-    let open = |sessions: &mut Vec<Session>, st: &mut KeyState, key: &str| {
-        st.count += 1;
-        let name = if st.count == 1 { key.to_string() } else { format!("{key}#{}", st.count) };
-        sessions.push(Session { name, input, frames: Vec::new(), moved: Vec::new(), counted: false, one_direction: false });
-        st.current = Some(sessions.len() - 1);
-        st.has_traffic = false;
-        st.has_initialize = false;
-    };
-    for rec in records {
+/// Incremental session splitting (rule 1): records go in in input order;
+/// each frame comes out with the index of the session it belongs to.
+///
+/// A `ProcessStart` opens a new session for its key when the key's current
+/// session already carried traffic; for keys that have shown no
+/// process-start line, a client→server `initialize` request outside a batch
+/// opens a new session when the current one already holds an `initialize`.
+/// `Split::Never` keys are one session.
+#[derive(Default)]
+pub struct Splitter {
+    keys: HashMap<Box<str>, KeyState>,
+    /// Names of the sessions opened so far, by index.
+    pub names: Vec<String>,
+}
+
+impl Splitter {
+    /// Takes one record; returns the frame with its session index, or
+    /// `None` for a marker record.
+    pub fn push(&mut self, rec: Record) -> Option<(usize, Frame)> {
         match rec {
             Record::ProcessStart { key, .. } => {
-                let st = keys.entry(key.clone()).or_default();
+                let st = self.keys.entry(key.clone()).or_default();
                 st.seen_start = true;
                 if st.current.is_some() && st.has_traffic {
-                    open(&mut sessions, st, &key);
+                    Self::open(&mut self.names, st, &key);
                 }
+                None
             }
             Record::Frame(frame) => {
-                let st = keys.entry(frame.key.clone()).or_default();
+                let st = self.keys.entry(frame.key.clone()).or_default();
                 let init = is_initialize_request(&frame);
-                if st.current.is_none()
-                    || (frame.split == Split::ByStart && !st.seen_start && init && st.has_initialize)
-                {
-                    open(&mut sessions, st, &frame.key);
+                if st.current.is_none() || (frame.split == Split::ByStart && !st.seen_start && init && st.has_initialize) {
+                    Self::open(&mut self.names, st, &frame.key);
                 }
                 st.has_traffic = true;
                 st.has_initialize |= init;
-                if let Some(i) = st.current {
-                    sessions[i].frames.push(frame);
-                }
+                st.current.map(|i| (i, frame))
             }
         }
     }
-    sessions.retain(|s| !s.frames.is_empty());
-    for s in &mut sessions {
-        s.moved = vec![false; s.frames.len()];
-        s.counted = s.frames.iter().any(|f| f.direction.is_some());
+
+    fn open(names: &mut Vec<String>, st: &mut KeyState, key: &str) {
+        st.count += 1;
+        names.push(if st.count == 1 { key.to_string() } else { format!("{key}#{}", st.count) });
+        st.current = Some(names.len() - 1);
+        st.has_traffic = false;
+        st.has_initialize = false;
     }
-    sessions
+}
+
+/// Splits one input's records into sessions (see [`Splitter`]). Sessions
+/// without traffic are dropped. Frames keep record order here;
+/// [`super::order`] orders them.
+pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
+    let mut splitter = Splitter::default();
+    let mut frames: Vec<Vec<Frame>> = Vec::new();
+    for rec in records {
+        if let Some((i, f)) = splitter.push(rec) {
+            if frames.len() <= i {
+                frames.resize_with(i + 1, Vec::new);
+            }
+            frames[i].push(f);
+        }
+    }
+    frames.resize_with(splitter.names.len(), Vec::new);
+    splitter
+        .names
+        .into_iter()
+        .zip(frames)
+        .filter(|(_, f)| !f.is_empty())
+        .map(|(name, frames)| Session {
+            name,
+            input,
+            moved: vec![false; frames.len()],
+            counted: frames.iter().any(|f| f.direction.is_some()),
+            frames,
+            one_direction: false,
+        })
+        .collect()
 }
 
 /// Sessions of every input `(index, records, one_direction)`, each ordered

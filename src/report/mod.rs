@@ -4,9 +4,13 @@
 //! * [`json`] — `summary.json`, the versioned contract for scripts.
 //! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`.
 //! * [`terminal`] — the human summary on stdout.
+//! * [`html`] — `report.html`, one self-contained page.
+//! * [`redact`] — secrets out of every output (on unless `--no-redact`).
 
 pub mod csv;
+pub mod html;
 pub mod json;
+pub mod redact;
 pub mod sanitize;
 pub mod terminal;
 

@@ -30,62 +30,161 @@ fn lat(q: &Option<Quantiles>) -> String {
     }
 }
 
-/// Renders the summary; `color` adds ANSI colours (the CLI decides: TTY
-/// and no `NO_COLOR`).
+/// Width the summary fits in (columns).
+pub const WIDTH: usize = 80;
+
+/// Whether to colour stdout: on a TTY only, not when `NO_COLOR` is set to
+/// a non-empty value (no-color.org), not on `TERM=dumb`.
+pub fn use_color(is_tty: bool, no_color: Option<&std::ffi::OsStr>, term: Option<&std::ffi::OsStr>) -> bool {
+    is_tty && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
+}
+
+/// Visible length: characters outside ANSI colour sequences (captured
+/// text never holds ESC: it is sanitised first).
+fn vlen(s: &str) -> usize {
+    let mut n = 0;
+    let mut esc = false;
+    for c in s.chars() {
+        match (esc, c) {
+            (false, '\x1b') => esc = true,
+            (true, 'm') => esc = false,
+            (true, _) => {}
+            (false, _) => n += 1,
+        }
+    }
+    n
+}
+
+/// A long single value (a path) cut in the middle to `max` characters,
+/// keeping its end, which names the file.
+fn cut_middle(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max || max < 5 {
+        return s.to_string();
+    }
+    let head = (max - 1) / 3;
+    let tail = max - 1 - head;
+    let a: String = s.chars().take(head).collect();
+    let b: String = s.chars().skip(n - tail).collect();
+    format!("{a}…{b}")
+}
+
+/// Writes `body` after `first`, wrapped at word boundaries to [`WIDTH`]
+/// columns; continuation lines start with `rest`. A word longer than a
+/// line is split.
+fn wrap(o: &mut String, first: &str, rest: &str, body: &str) {
+    let mut line = first.to_string();
+    let mut len = vlen(first);
+    let mut fresh = true;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let wl = vlen(word);
+        if !fresh && len + 1 + wl > WIDTH {
+            o.push_str(&line);
+            o.push('\n');
+            line = rest.to_string();
+            len = vlen(rest);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+            len += 1;
+        }
+        if len + wl <= WIDTH {
+            line.push_str(word);
+            len += wl;
+        } else {
+            // Longer than any line: split it.
+            for c in word.chars() {
+                if len >= WIDTH {
+                    o.push_str(&line);
+                    o.push('\n');
+                    line = rest.to_string();
+                    len = vlen(rest);
+                }
+                line.push(c);
+                len += 1;
+            }
+        }
+        fresh = false;
+    }
+    o.push_str(line.trim_end());
+    o.push('\n');
+}
+
+/// Renders the summary, every line at most [`WIDTH`] columns; `color`
+/// adds ANSI colours (see [`use_color`]).
 pub fn render(r: &Report<'_>, color: bool) -> String {
     let a = r.analysis;
     let t = a.totals;
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "{} {} input(s), {} session(s): {} messages ({} requests, {} notifications, {} responses), {} batches, {} paired, {} non-JSON lines",
-        paint("mcp-audit", "1", color),
-        r.inputs.len(),
-        t.sessions,
-        t.messages,
-        t.requests,
-        t.notifications,
-        t.responses,
-        t.batches,
-        t.pairs,
-        t.non_json_lines
+    let head = format!("{} ", paint("mcp-audit", "1", color));
+    wrap(
+        &mut o,
+        &head,
+        "  ",
+        &format!(
+            "{} input(s), {} session(s): {} messages ({} requests, {} notifications, {} responses), {} batches, {} paired, {} non-JSON lines",
+            r.inputs.len(),
+            t.sessions,
+            t.messages,
+            t.requests,
+            t.notifications,
+            t.responses,
+            t.batches,
+            t.pairs,
+            t.non_json_lines
+        ),
     );
-    let _ = writeln!(o, "  {}", lat(&a.latency));
+    wrap(&mut o, "  ", "    ", &lat(&a.latency));
     for (i, input) in r.inputs.iter().enumerate() {
-        let _ = writeln!(o, "  input {}: {} ({} {}, {} session(s), {} bytes)", i + 1, sanitize(&input.file, 200), input.format, input.dialect, input.sessions, input.bytes);
+        let first = format!("  input {}: ", i + 1);
+        wrap(&mut o, &first, "    ", &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()));
+        wrap(&mut o, "    ", "    ", &format!("{} {}, {} session(s), {} bytes", input.format, input.dialect, input.sessions, input.bytes));
         for e in &input.errors {
-            let _ = writeln!(o, "    {} {}", paint("problem:", "31", color), sanitize(e, 300));
+            wrap(&mut o, &format!("    {} ", paint("problem:", "31", color)), "      ", &sanitize(e, 300));
         }
     }
     for s in &r.sessions {
         let _ = writeln!(o);
+        let first = format!("{} ", paint("session", "1", color));
+        wrap(&mut o, &first, "  ", &cut_middle(&sanitize(&s.name, 200), WIDTH - 8));
+        wrap(&mut o, "  file ", "    ", &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7));
         let server = s.server.as_ref().map(|x| format!("server {} {}", sanitize(&x.name, 60), sanitize(&x.version, 30))).unwrap_or_else(|| "server unknown".into());
         let rev = s.revision.as_deref().map(|v| format!("revision {}", sanitize(v, 30))).unwrap_or_else(|| "revision unknown".into());
-        let _ = writeln!(o, "{} {}  ({}; {}; {})", paint("session", "1", color), sanitize(&s.name, 80), sanitize(r.file(s.input), 120), server, rev);
+        wrap(&mut o, "  ", "    ", &format!("{server}; {rev}"));
         let st = s.totals;
-        let _ = writeln!(o, "  {} requests, {} notifications, {} responses, {} batches, {} paired; {}", st.requests, st.notifications, st.responses, st.batches, st.pairs, lat(&s.latency_ms));
+        wrap(&mut o, "  ", "    ", &format!("{} requests, {} notifications, {} responses, {} batches, {} paired", st.requests, st.notifications, st.responses, st.batches, st.pairs));
+        wrap(&mut o, "  ", "    ", &lat(&s.latency_ms));
         let m = &s.metrics;
         if m.size.count > 0 {
-            let _ = writeln!(
-                o,
-                "  batches: {} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
-                m.size.count,
-                m.size.min.unwrap_or(0),
-                m.size.p50.unwrap_or(0),
-                m.size.max.unwrap_or(0),
-                m.response_count_mismatch,
-                m.unknown_id_response,
-                m.missing_response,
-                m.null_id_response
+            wrap(
+                &mut o,
+                "  ",
+                "    ",
+                &format!(
+                    "batches: {} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
+                    m.size.count,
+                    m.size.min.unwrap_or(0),
+                    m.size.p50.unwrap_or(0),
+                    m.size.max.unwrap_or(0),
+                    m.response_count_mismatch,
+                    m.unknown_id_response,
+                    m.missing_response,
+                    m.null_id_response
+                ),
             );
         }
         let p = &s.progress;
         if p.linked + p.unlinked > 0 {
             let silence = p.longest_silence_ms.map(|g| format!(", longest silence {g:.1} ms")).unwrap_or_default();
-            let _ = writeln!(
-                o,
-                "  progress: {} notification(s) on {} request(s), {} after the response{}; {} unlinked",
-                p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
+            wrap(
+                &mut o,
+                "  ",
+                "    ",
+                &format!(
+                    "progress: {} notification(s) on {} request(s), {} after the response{}; {} unlinked",
+                    p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
+                ),
             );
         }
         let mine: Vec<&Finding> = a.findings.iter().filter(|f| f.session == s.name && f.input == s.input).collect();
@@ -99,12 +198,13 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             let of: Vec<&&Finding> = mine.iter().filter(|f| f.kind == k).collect();
             let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
             let more = if of.len() > 4 { format!(", +{} more", of.len() - 4) } else { String::new() };
-            let _ = writeln!(o, "  {} {} ×{}  at {}{}", sev(k.severity(), color), k.name(), of.len(), places.join(", "), more);
-            let first = of[0];
-            let _ = writeln!(o, "          id {}: {}", sanitize(&first.id.to_json().to_string(), 80), sanitize(&first.detail, 200));
+            let first = format!("  {} ", sev(k.severity(), color));
+            wrap(&mut o, &first, "          ", &format!("{} ×{} at {}{}", k.name(), of.len(), places.join(", "), more));
+            let f = of[0];
+            wrap(&mut o, "          ", "            ", &format!("id {}: {}", sanitize(&f.id.to_json().to_string(), 80), sanitize(&f.detail, 300)));
         }
         for h in &s.hints {
-            let _ = writeln!(o, "  {} {}", paint("hint:", "35", color), h);
+            wrap(&mut o, &format!("  {} ", paint("hint:", "35", color)), "        ", h);
         }
     }
     let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
@@ -120,5 +220,25 @@ mod tests {
     #[test]
     fn control_characters_are_escaped() {
         assert_eq!(sanitize("a\x1b[31mb", 100), "a\\u{1b}[31mb");
+    }
+
+    #[test]
+    fn colour_only_on_a_tty_without_no_color() {
+        use std::ffi::OsStr;
+        assert!(use_color(true, None, Some(OsStr::new("xterm"))));
+        assert!(!use_color(false, None, None));
+        assert!(!use_color(true, Some(OsStr::new("1")), None));
+        assert!(use_color(true, Some(OsStr::new("")), None), "an empty NO_COLOR does not count (no-color.org)");
+        assert!(!use_color(true, None, Some(OsStr::new("dumb"))));
+    }
+
+    #[test]
+    fn wraps_to_width() {
+        let mut o = String::new();
+        let body = format!("{} {} end", "word ".repeat(30), "x".repeat(200));
+        wrap(&mut o, &paint("lead ", "1", true), "    ", &body);
+        assert!(o.lines().all(|l| vlen(l) <= WIDTH), "{o}");
+        assert!(o.lines().count() > 3 && o.ends_with("end\n"));
+        assert_eq!(cut_middle("abcdefghij", 7), "ab…ghij");
     }
 }

@@ -1,0 +1,701 @@
+//! `report.html`: one self-contained page (inline CSS, JS and SVG; no
+//! network: a Content-Security-Policy forbids every fetch) that a person
+//! opens to see what went wrong.
+//!
+//! Layout: summary cards; inputs and sessions; a findings table filtered by
+//! kind, severity, session and text and sorted by any column, paginated,
+//! each row opening its evidence (the raw message(s) re-read from the
+//! input, redacted, with file and place); latency histograms per method; a
+//! batch waterfall (each request batch a row of its ids'
+//! request-to-response bars, out-of-order responses and slow tails marked).
+//!
+//! Escaping: the few captured strings written into markup (file, session,
+//! server names) go through `html_escape` (text and quoted-attribute
+//! encoders). Everything else is a JSON data island, `<script
+//! type="application/json">`, in which `<`, `>`, `&`, U+2028 and U+2029
+//! are written as `\u` escapes, so no captured `</script>` can close it;
+//! the page's script builds the DOM from it with `textContent` only
+//! (never `innerHTML`), so captured markup stays text. Control and bidi
+//! characters are shown escaped (`\u{1b}`), as in the terminal.
+//!
+//! Scale: findings are embedded as compact rows (kinds, sessions, files
+//! and methods as indexes) up to [`MAX_FINDINGS`], the rest counted; the
+//! evidence of at most [`EVIDENCE_BUDGET`] bytes, errors first, each
+//! excerpt at most [`EXCERPT_MAX`] bytes; the waterfall holds
+//! [`MAX_BATCHES`] batches, those with a problem first. The page renders
+//! one page of rows at a time, so 100,000 findings stay usable.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+
+use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
+use serde_json::{json, Value};
+
+use super::redact;
+use super::sanitize::escape_controls;
+use super::Report;
+use crate::analyze::histogram::{self, MethodLatency};
+use crate::analyze::{FindingKind, Severity};
+use crate::source::Excerpt;
+
+/// Largest evidence excerpt shown per finding (bytes, after redaction).
+pub const EXCERPT_MAX: usize = 4096;
+/// How much of an evidence range is re-read (a HAR entry is condensed to
+/// its request and response before the [`EXCERPT_MAX`] cut, and a secret
+/// is redacted before any cut).
+pub const READ_WINDOW: usize = 64 * 1024;
+/// Total evidence embedded (bytes, counted as `min(len, EXCERPT_MAX)` per
+/// distinct range).
+pub const EVIDENCE_BUDGET: usize = 8 << 20;
+/// Findings embedded as rows; beyond, only counted (all are in the CSV
+/// and JSON outputs).
+pub const MAX_FINDINGS: usize = 200_000;
+/// Batches in the waterfall.
+pub const MAX_BATCHES: usize = 5_000;
+
+/// An evidence range: file id, byte offset, length.
+pub type EvidenceKey = (u32, u64, u32);
+
+/// What the page shows besides the [`Report`]: the re-read evidence
+/// (raw, not yet redacted) and the latency distributions.
+pub struct Extras<'a> {
+    /// Excerpts by range (those [`evidence_wanted`] asked for and the CLI
+    /// could read).
+    pub evidence: &'a HashMap<EvidenceKey, Excerpt>,
+    /// Per-method latency distributions ([`histogram::by_method`]).
+    pub latency: &'a [MethodLatency],
+    /// Redact secrets in the evidence (on unless `--no-redact`).
+    pub redact: bool,
+}
+
+/// Findings' evidence ranges to re-read, within the budget: errors first,
+/// then warnings, then info, each in finding order; distinct ranges only.
+pub fn evidence_wanted(r: &Report<'_>) -> Vec<EvidenceKey> {
+    let mut order: Vec<usize> = (0..r.analysis.findings.len().min(MAX_FINDINGS)).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(r.analysis.findings[i].kind.severity()));
+    let mut seen = HashSet::new();
+    let mut used = 0usize;
+    let mut out = Vec::new();
+    for i in order {
+        let f = &r.analysis.findings[i];
+        let key = (f.file, f.evidence.0, f.evidence.1);
+        if f.evidence.1 == 0 || !seen.insert(key) {
+            continue;
+        }
+        let cost = (f.evidence.1 as usize).min(EXCERPT_MAX);
+        if used + cost > EVIDENCE_BUDGET {
+            continue;
+        }
+        used += cost;
+        out.push(key);
+    }
+    out
+}
+
+/// Writes `s` as JSON that is safe inside a `<script>` element.
+fn script_json(v: &Value) -> String {
+    let s = v.to_string();
+    let mut o = String::with_capacity(s.len() + s.len() / 16);
+    for c in s.chars() {
+        match c {
+            '<' => o.push_str("\\u003c"),
+            '>' => o.push_str("\\u003e"),
+            '&' => o.push_str("\\u0026"),
+            '\u{2028}' => o.push_str("\\u2028"),
+            '\u{2029}' => o.push_str("\\u2029"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// Control and bidi characters escaped, newlines and tabs kept (evidence).
+fn clean_block(s: &str) -> String {
+    s.split('\n').map(|l| l.split('\t').map(|p| escape_controls(p).into_owned()).collect::<Vec<_>>().join("\t")).collect::<Vec<_>>().join("\n")
+}
+
+/// A captured one-line string: controls escaped.
+fn clean(s: &str) -> String {
+    escape_controls(s).into_owned()
+}
+
+/// A HAR entry condensed to what a person reads: request line and body,
+/// response status and body, then both header lists. `None` when the
+/// text is not a HAR entry (or was cut before its end).
+fn condense_har(raw: &str) -> Option<String> {
+    use base64::Engine as _;
+    let v: Value = serde_json::from_str(raw).ok()?;
+    let req = v.get("request")?;
+    let resp = v.get("response");
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let headers = |v: Option<&Value>| -> String {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().map(|h| format!("{}: {}\n", s(h.get("name")), s(h.get("value")))).collect())
+            .unwrap_or_default()
+    };
+    let mut o = format!("{} {}\n", s(req.get("method")), s(req.get("url")));
+    if let Some(t) = req.get("postData").and_then(|p| p.get("text")).and_then(Value::as_str) {
+        o.push_str(t.trim_end());
+        o.push('\n');
+    }
+    if let Some(resp) = resp {
+        let status = resp.get("status").map(|x| x.to_string()).unwrap_or_default();
+        let content = resp.get("content");
+        let mime = s(content.and_then(|c| c.get("mimeType")));
+        o.push_str(&format!("\n→ {status} {} ({mime})\n", s(resp.get("statusText"))));
+        let mut body = s(content.and_then(|c| c.get("text")));
+        if s(content.and_then(|c| c.get("encoding"))) == "base64" {
+            if let Ok(b) = base64::engine::general_purpose::STANDARD.decode(body.trim()) {
+                body = String::from_utf8_lossy(&b).into_owned();
+            }
+        }
+        if !body.is_empty() {
+            o.push_str(body.trim_end());
+            o.push('\n');
+        }
+    }
+    o.push_str("\nrequest headers:\n");
+    o.push_str(&headers(req.get("headers")));
+    if let Some(c) = req.get("cookies").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+        o.push_str(&format!("({} request cookie(s))\n", c.len()));
+    }
+    if let Some(resp) = resp {
+        o.push_str("\nresponse headers:\n");
+        o.push_str(&headers(resp.get("headers")));
+    }
+    Some(o)
+}
+
+/// The shown text of one excerpt: condensed (HAR), redacted, cut.
+fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> (String, bool) {
+    let condensed = if har && !e.cut { condense_har(&e.text) } else { None };
+    let full = condensed.as_deref().unwrap_or(&e.text);
+    let red = if redact_on { redact::redact(full) } else { std::borrow::Cow::Borrowed(full) };
+    let mut stop = red.len().min(EXCERPT_MAX);
+    while !red.is_char_boundary(stop) {
+        stop -= 1;
+    }
+    let cut = e.cut || stop < red.len();
+    let mut t = clean_block(&red[..stop]);
+    if cut {
+        t.push_str(&format!("\n… (cut: {} of the range's {} bytes shown)", stop, e.len));
+    }
+    (t, cut)
+}
+
+/// Index of a string in a table (interning).
+#[derive(Default)]
+struct Table {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Table {
+    fn get(&mut self, s: &str) -> usize {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+fn ms(us: i64) -> f64 {
+    (us as f64 / 1000.0 * 1000.0).round() / 1000.0
+}
+
+/// The data island.
+fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
+    let a = r.analysis;
+    let mut sessions = Table::default();
+    let mut files = Table::default();
+    let mut methods = Table::default();
+    let mut ev_index: HashMap<EvidenceKey, usize> = HashMap::new();
+    let mut evidence: Vec<Value> = Vec::new();
+    let mut rows: Vec<Value> = Vec::with_capacity(a.findings.len().min(MAX_FINDINGS));
+    for f in a.findings.iter().take(MAX_FINDINGS) {
+        let key = (f.file, f.evidence.0, f.evidence.1);
+        let ev = match ev_index.get(&key) {
+            Some(&i) => Some(i),
+            None => x.evidence.get(&key).map(|e| {
+                let input = (f.file / 2) as usize;
+                let har = r.inputs.get(input).is_some_and(|i| i.format == "har");
+                let (t, cut) = show_excerpt(e, har, x.redact);
+                evidence.push(json!([t, cut]));
+                ev_index.insert(key, evidence.len() - 1);
+                evidence.len() - 1
+            }),
+        };
+        rows.push(json!([
+            f.kind as usize,
+            sessions.get(&clean(&f.session)),
+            f.direction.map_or("", |d| d.as_str()),
+            clean(&f.id.to_json().to_string()),
+            f.method.as_deref().map_or(-1, |m| methods.get(&clean(m)) as i64),
+            files.get(&clean(r.file_name(f.file))),
+            f.location.describe(),
+            clean(&f.detail),
+            ev.map_or(-1, |i| i as i64),
+        ]));
+    }
+    let kinds: Vec<Value> = FindingKind::ALL.iter().map(|k| json!([k.name(), k.severity().as_str()])).collect();
+
+    // Waterfall: request batches with valid-id members and a start time.
+    let slow: HashSet<(&str, u32, (u64, u32), String)> = a
+        .findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::SlowTail)
+        .map(|f| (f.session.as_str(), f.file, f.evidence, f.id.to_json().to_string()))
+        .collect();
+    let mut wf: Vec<(bool, Value)> = Vec::new();
+    let mut batch_no = 0usize;
+    for s in &a.sessions {
+        for b in &s.batches {
+            batch_no += 1;
+            let Some(t0) = b.ts else { continue };
+            if b.reqs.is_empty() {
+                continue;
+            }
+            // Paired members in request order: the arrival rank each should have.
+            let mut expected = HashMap::new();
+            let mut rank = 0usize;
+            for &qi in &b.reqs {
+                if s.requests[qi].response_position.is_some() {
+                    expected.insert(qi, rank);
+                    rank += 1;
+                }
+            }
+            let mut problem = false;
+            let members: Vec<Value> = b
+                .reqs
+                .iter()
+                .map(|&qi| {
+                    let q = &s.requests[qi];
+                    let ooo = match (q.response_position, expected.get(&qi)) {
+                        (Some(p), Some(&e)) => p != e,
+                        _ => false,
+                    };
+                    let is_slow = slow.contains(&(s.name.as_str(), q.file, q.evidence, q.id.to_json().to_string()));
+                    let status = q.status();
+                    problem |= ooo || is_slow || !matches!(status, crate::analyze::PairStatus::Paired);
+                    json!([
+                        clean(&q.id.json_text()),
+                        q.ts.map(|t| ms(t - t0)),
+                        q.response_ts.map(|t| ms(t - t0)),
+                        q.response_position,
+                        status.as_str(),
+                        ooo,
+                        is_slow,
+                        q.method.as_deref().map(clean),
+                    ])
+                })
+                .collect();
+            let row = json!({
+                "n": batch_no,
+                "s": sessions.get(&clean(&s.name)),
+                "f": files.get(&clean(r.file_name(b.file))),
+                "loc": b.loc.describe(),
+                "size": b.size,
+                "done": b.completed.map(|z| ms(z - t0)),
+                "m": members,
+            });
+            wf.push((problem, row));
+        }
+    }
+    let total_batches = wf.len();
+    // Problem batches first (in order), then the others, up to the cap; shown in order.
+    let mut idx: Vec<usize> = (0..wf.len()).collect();
+    idx.sort_by_key(|&i| !wf[i].0);
+    idx.truncate(MAX_BATCHES);
+    idx.sort_unstable();
+    let waterfall: Vec<Value> = idx.iter().map(|&i| {
+        let mut v = wf[i].1.clone();
+        v["p"] = json!(wf[i].0);
+        v
+    }).collect();
+
+    let edges: Vec<f64> = (0..=histogram::BINS).map(histogram::edge_ms).collect();
+    let lat: Vec<Value> = x
+        .latency
+        .iter()
+        .map(|m| {
+            let q = &m.quantiles;
+            json!({"method": clean(&m.method), "count": q.count, "p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "bins": m.bins})
+        })
+        .collect();
+    json!({
+        "kinds": kinds,
+        "sessions": sessions.names,
+        "files": files.names,
+        "methods": methods.names,
+        "findings": rows,
+        "findings_total": a.findings.len(),
+        "evidence": evidence,
+        "evidence_budget": EVIDENCE_BUDGET,
+        "redacted": x.redact,
+        "latency": {"edges": edges, "methods": lat},
+        "waterfall": waterfall,
+        "waterfall_total": total_batches,
+    })
+}
+
+fn card(o: &mut String, label: &str, value: &str, class: &str) {
+    o.push_str(&format!(
+        "<div class=\"card {}\"><div class=\"v\">{}</div><div class=\"l\">{}</div></div>",
+        attr(class),
+        text(value),
+        text(label)
+    ));
+}
+
+fn opt_ms(v: Option<f64>) -> String {
+    v.map_or("–".into(), |x| format!("{x:.1} ms"))
+}
+
+/// Renders `report.html`.
+pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<()> {
+    let a = r.analysis;
+    let t = a.totals;
+    let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
+    let mut o = String::with_capacity(64 * 1024);
+    o.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
+    o.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n");
+    o.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let title = match r.inputs {
+        [one] => format!("mcp-audit: {}", clean(&one.file)),
+        v => format!("mcp-audit: {} inputs", v.len()),
+    };
+    o.push_str(&format!("<title>{}</title>\n<style>{CSS}</style>\n", text(&title)));
+    // Before anything else runs: any script error becomes a visible marker.
+    o.push_str("<script>window.onerror=function(m,s,l){var d=document.createElement('div');d.id='script-error';d.className='err';d.textContent='script error: '+m+' (line '+l+')';(document.body||document.documentElement).appendChild(d);};</script>\n");
+    o.push_str("</head><body>\n<header><h1>mcp-audit report</h1>");
+    o.push_str(&format!(
+        "<p class=\"sub\">{} · {}</p></header>\n",
+        text(&title),
+        if x.redact { "secrets redacted" } else { "<b>not redacted</b> (--no-redact)" }
+    ));
+
+    o.push_str("<section id=\"summary\"><div class=\"cards\">");
+    card(&mut o, "inputs", &r.inputs.len().to_string(), "");
+    card(&mut o, "sessions", &t.sessions.to_string(), "");
+    card(&mut o, "messages", &t.messages.to_string(), "");
+    card(&mut o, "batches", &t.batches.to_string(), "");
+    card(&mut o, "paired requests", &t.pairs.to_string(), "");
+    card(&mut o, "errors", &count(Severity::Error).to_string(), "sev-error");
+    card(&mut o, "warnings", &count(Severity::Warning).to_string(), "sev-warning");
+    card(&mut o, "info", &count(Severity::Info).to_string(), "sev-info");
+    card(&mut o, "latency p50", &opt_ms(a.latency.map(|q| q.p50)), "");
+    card(&mut o, "latency p99", &opt_ms(a.latency.map(|q| q.p99)), "");
+    o.push_str("</div>");
+
+    // Findings by kind (complete, even past the row cap).
+    let by_kind: Vec<(FindingKind, u64)> = a.findings_by_kind().into_iter().filter(|&(_, n)| n > 0).collect();
+    if !by_kind.is_empty() {
+        o.push_str("<div class=\"kinds\">");
+        for (k, n) in by_kind {
+            o.push_str(&format!(
+                "<span class=\"chip sev-{}\" data-kind=\"{}\">{} <b>{}</b></span>",
+                k.severity().as_str(),
+                k.name(),
+                k.name(),
+                n
+            ));
+        }
+        o.push_str("</div>");
+    }
+    o.push_str("</section>\n");
+
+    // Inputs.
+    o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th>sessions</th><th>bytes</th><th>problems</th></tr></thead><tbody>");
+    for i in r.inputs {
+        let problems: Vec<String> = i.errors.iter().map(|e| clean(e)).collect();
+        o.push_str(&format!(
+            "<tr><td class=\"mono\">{}{}</td><td>{} {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            text(&clean(&i.file)),
+            i.partner.as_deref().map(|p| format!("<br>+ {}", text(&clean(p)))).unwrap_or_default(),
+            text(&i.format),
+            text(&i.dialect),
+            i.sessions,
+            i.bytes,
+            text(&problems.join("; "))
+        ));
+    }
+    o.push_str("</tbody></table></section>\n");
+
+    // Sessions (capped like the rest: a fleet run may have thousands).
+    o.push_str("<section id=\"sessions\"><h2>Sessions</h2><table><thead><tr><th>session</th><th>file</th><th>server</th><th>revision</th><th>requests</th><th>responses</th><th>batches</th><th>paired</th><th>findings</th><th>p50</th><th>p99</th></tr></thead><tbody>");
+    for s in r.sessions.iter().take(1000) {
+        let n: u64 = s.findings_by_kind.values().sum();
+        let server = s.server.as_ref().map(|x| format!("{} {}", clean(&x.name), clean(&x.version))).unwrap_or_default();
+        o.push_str(&format!(
+            "<tr><td class=\"mono\" title=\"{}\">{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            attr(&clean(&s.name)),
+            text(&clean(&s.name)),
+            text(&clean(r.file(s.input))),
+            text(&server),
+            text(&s.revision.as_deref().map(clean).unwrap_or_default()),
+            s.totals.requests,
+            s.totals.responses,
+            s.totals.batches,
+            s.totals.pairs,
+            n,
+            opt_ms(s.latency_ms.map(|q| q.p50)),
+            opt_ms(s.latency_ms.map(|q| q.p99)),
+        ));
+    }
+    if r.sessions.len() > 1000 {
+        o.push_str(&format!("<tr><td colspan=\"11\">… and {} more sessions (see summary.json)</td></tr>", r.sessions.len() - 1000));
+    }
+    o.push_str("</tbody></table></section>\n");
+
+    o.push_str(BODY);
+    w.write_all(o.as_bytes())?;
+    w.write_all(b"<script type=\"application/json\" id=\"data\">")?;
+    w.write_all(script_json(&data(r, x)).as_bytes())?;
+    w.write_all(b"</script>\n<script>")?;
+    w.write_all(JS.as_bytes())?;
+    w.write_all(b"</script>\n</body></html>\n")?;
+    w.flush()
+}
+
+/// Static sections the script fills.
+const BODY: &str = r##"<section id="findings"><h2>Findings</h2>
+<div class="controls">
+<label>kind <select id="f-kind"><option value="">all</option></select></label>
+<label>severity <select id="f-sev"><option value="">all</option><option>error</option><option>warning</option><option>info</option></select></label>
+<label>session <select id="f-session"><option value="">all</option></select></label>
+<label>search <input id="f-text" type="search" placeholder="id, method, detail"></label>
+<span id="f-count"></span>
+</div>
+<p id="f-note" class="note"></p>
+<table id="findings-table"><thead><tr>
+<th data-col="sev">severity</th><th data-col="kind">kind</th><th data-col="session">session</th><th data-col="id">id</th><th data-col="method">method</th><th data-col="where">file · place</th><th data-col="detail">detail</th>
+</tr></thead><tbody></tbody></table>
+<div class="pager" id="f-pager"></div>
+</section>
+<section id="latency"><h2>Latency per method</h2><p class="note">Histogram of request-to-response latency (log scale, 4 bins per decade); dashed lines: p50 and p99.</p><div id="latency-charts" class="charts"></div></section>
+<section id="waterfall"><h2>Batch waterfall</h2>
+<p class="note">Each row a request batch; each bar one member, from its request to its response. <span class="key ooo">out of order</span> <span class="key slow">slow tail</span> <span class="key missing">no response</span></p>
+<div class="controls"><label><input type="checkbox" id="w-problems"> only batches with a problem</label> <span id="w-count"></span></div>
+<div id="waterfall-rows"></div><div class="pager" id="w-pager"></div>
+</section>
+"##;
+
+const CSS: &str = r##"
+:root{--bg:#fff;--fg:#1d2330;--mut:#677085;--line:#e2e5ec;--err:#c62828;--warn:#b26a00;--info:#1565c0;--ok:#2e7d32;--bar:#5c7cfa}
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);background:var(--bg);margin:0 24px 40px}
+header h1{font-size:20px;margin:16px 0 0}.sub{color:var(--mut);margin:2px 0 12px;word-break:break-all}
+h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
+.cards{display:flex;flex-wrap:wrap;gap:10px}.card{border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:110px}
+.card .v{font-size:22px;font-weight:600}.card .l{color:var(--mut);font-size:12px}
+.card.sev-error .v{color:var(--err)}.card.sev-warning .v{color:var(--warn)}.card.sev-info .v{color:var(--info)}
+.kinds{margin-top:10px;display:flex;flex-wrap:wrap;gap:6px}.chip{border:1px solid var(--line);border-radius:12px;padding:1px 9px;font-size:12px;cursor:pointer}
+.chip.sev-error{border-color:#f3b5b5}.chip.sev-warning{border-color:#f1d39c}.chip.sev-info{border-color:#b3cdf0}
+table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f7f9;position:sticky;top:0}th[data-col]{cursor:pointer;user-select:none}th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.mono,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;word-break:break-all}
+#findings-table td{word-break:break-word}#findings-table td.sev,#findings-table td.k{white-space:nowrap;word-break:normal}#findings-table tbody tr.f{cursor:pointer}#findings-table tbody tr.f:hover{background:#f3f6ff}
+.sev{font-weight:600}.sev.error{color:var(--err)}.sev.warning{color:var(--warn)}.sev.info{color:var(--info)}
+tr.ev td{background:#fafbfc}pre{margin:4px 0;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:420px;overflow:auto;background:#f4f5f7;padding:8px;border-radius:6px}
+.controls{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:6px 0}.controls select,.controls input[type=search]{font:inherit;padding:2px 4px;max-width:260px}
+.pager{margin:8px 0;display:flex;gap:6px;align-items:center}.pager button{font:inherit;padding:2px 10px}
+.note{color:var(--mut);font-size:12px;margin:4px 0}.err{color:#fff;background:var(--err);padding:8px;margin:8px 0}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:14px}.chart{border:1px solid var(--line);border-radius:8px;padding:6px 8px}
+.chart .t{font-weight:600;font-family:ui-monospace,monospace;font-size:12px;word-break:break-all}.chart .q{color:var(--mut);font-size:12px}
+svg text{font:10px system-ui,sans-serif;fill:var(--mut)}
+.wrow{display:grid;grid-template-columns:260px 1fr;gap:8px;border-bottom:1px solid var(--line);padding:4px 0}.wlab{font-size:12px;word-break:break-all}.wlab .mono{color:var(--mut)}
+.key{display:inline-block;padding:0 6px;border-radius:3px;font-size:11px;margin-left:6px}.key.ooo{background:#ff9800;color:#fff}.key.slow{background:var(--err);color:#fff}.key.missing{border:1px dashed var(--mut)}
+"##;
+
+const JS: &str = r##"
+(function(){
+'use strict';
+var D = JSON.parse(document.getElementById('data').textContent);
+function el(tag, cls, txt){ var e=document.createElement(tag); if(cls) e.className=cls; if(txt!==undefined&&txt!==null) e.textContent=String(txt); return e; }
+var SVGNS='http://www.w3.org/2000/svg';
+function sv(tag, at, txt){ var e=document.createElementNS(SVGNS, tag); for(var k in at) e.setAttribute(k, at[k]); if(txt!==undefined) e.textContent=String(txt); return e; }
+function fmtMs(x){ if(x===null||x===undefined) return '–'; return x>=1000? (x/1000).toFixed(2)+' s' : x>=10? x.toFixed(0)+' ms' : x.toFixed(2)+' ms'; }
+var SEVRANK={error:0,warning:1,info:2};
+
+/* ---------- findings ---------- */
+var K=D.kinds, S=D.sessions, F=D.files, M=D.methods, R=D.findings, EV=D.evidence;
+var fk=document.getElementById('f-kind'), fs=document.getElementById('f-sev'), fss=document.getElementById('f-session'), ft=document.getElementById('f-text');
+var kindCount={}; R.forEach(function(r){ kindCount[r[0]]=(kindCount[r[0]]||0)+1; });
+K.forEach(function(k,i){ if(kindCount[i]){ var o=el('option',null,k[0]+' ('+kindCount[i]+')'); o.value=String(i); fk.appendChild(o);} });
+S.forEach(function(s,i){ if(i<2000){ var o=el('option',null,s.length>60? s.slice(0,60)+'…' : s); o.value=String(i); fss.appendChild(o);} });
+var sortCol=null, sortDir=1, page=0, PER=100, view=R.slice(), open={};
+function sev(r){ return K[r[0]][1]; }
+function keyOf(r, c){
+  switch(c){
+    case 'sev': return SEVRANK[sev(r)];
+    case 'kind': return K[r[0]][0];
+    case 'session': return S[r[1]];
+    case 'id': return r[3];
+    case 'method': return r[4]<0? '' : M[r[4]];
+    case 'where': return F[r[5]]+' '+r[6];
+    case 'detail': return r[7];
+  }
+  return 0;
+}
+function placeNum(s){ var m=/(\d+)/.exec(s); return m? +m[1] : 0; }
+function applyFilter(){
+  var k=fk.value, s=fs.value, ss=fss.value, q=ft.value.toLowerCase();
+  view=R.filter(function(r){
+    if(k!=='' && r[0]!==+k) return false;
+    if(s!=='' && sev(r)!==s) return false;
+    if(ss!=='' && r[1]!==+ss) return false;
+    if(q){ var h=(r[3]+' '+(r[4]<0?'':M[r[4]])+' '+r[7]+' '+S[r[1]]).toLowerCase(); if(h.indexOf(q)<0) return false; }
+    return true;
+  });
+  if(sortCol){
+    view.sort(function(a,b){ var x=keyOf(a,sortCol), y=keyOf(b,sortCol);
+      if(sortCol==='where' && F[a[5]]===F[b[5]]){ x=placeNum(a[6]); y=placeNum(b[6]); }
+      return (x<y?-1:x>y?1:0)*sortDir; });
+  }
+  page=0; draw();
+}
+function evidenceRow(r){
+  var tr=el('tr','ev'), td=el('td'); td.colSpan=7;
+  td.appendChild(el('div','mono', F[r[5]]+' · '+r[6]));
+  if(r[8]>=0){ td.appendChild(el('pre',null,EV[r[8]][0])); }
+  else { td.appendChild(el('div','note','evidence not embedded (the page holds at most '+Math.round(D.evidence_budget/1048576)+' MiB of evidence, errors first): open the file at that place')); }
+  tr.appendChild(td); return tr;
+}
+function draw(){
+  var tb=document.querySelector('#findings-table tbody'); tb.textContent='';
+  var pages=Math.max(1,Math.ceil(view.length/PER)); if(page>=pages) page=pages-1;
+  var slice=view.slice(page*PER,(page+1)*PER);
+  slice.forEach(function(r){
+    var tr=el('tr','f'); var sv_=sev(r);
+    tr.appendChild(el('td','sev '+sv_, sv_));
+    tr.appendChild(el('td','mono k', K[r[0]][0]));
+    tr.appendChild(el('td','mono', S[r[1]]));
+    tr.appendChild(el('td','mono', r[3]));
+    tr.appendChild(el('td','mono', r[4]<0?'':M[r[4]]));
+    tr.appendChild(el('td','mono', F[r[5]]+' · '+r[6]));
+    tr.appendChild(el('td',null, r[7]));
+    var evtr=null;
+    tr.addEventListener('click', function(){ if(evtr){ evtr.remove(); evtr=null; } else { evtr=evidenceRow(r); tr.after(evtr); } });
+    tb.appendChild(tr);
+  });
+  document.getElementById('f-count').textContent=view.length+' of '+R.length+' finding(s)';
+  pager(document.getElementById('f-pager'), page, pages, function(p){ page=p; draw(); });
+}
+function pager(box, p, pages, go){
+  box.textContent='';
+  var prev=el('button',null,'‹ prev'); prev.disabled=p<=0; prev.onclick=function(){ go(p-1); };
+  var next=el('button',null,'next ›'); next.disabled=p>=pages-1; next.onclick=function(){ go(p+1); };
+  box.appendChild(prev); box.appendChild(el('span',null,'page '+(p+1)+' of '+pages)); box.appendChild(next);
+}
+document.querySelectorAll('#findings-table th[data-col]').forEach(function(th){
+  th.addEventListener('click', function(){
+    var c=th.getAttribute('data-col'); if(sortCol===c) sortDir=-sortDir; else { sortCol=c; sortDir=1; }
+    document.querySelectorAll('#findings-table th').forEach(function(h){ h.classList.remove('asc','desc'); });
+    th.classList.add(sortDir>0?'asc':'desc'); applyFilter();
+  });
+});
+[fk,fs,fss].forEach(function(s){ s.addEventListener('change', applyFilter); });
+var tmo=null; ft.addEventListener('input', function(){ clearTimeout(tmo); tmo=setTimeout(applyFilter, 150); });
+document.querySelectorAll('.chip[data-kind]').forEach(function(c){ c.addEventListener('click', function(){
+  var name=c.getAttribute('data-kind'); for(var i=0;i<K.length;i++) if(K[i][0]===name){ fk.value=String(i); } applyFilter();
+  document.getElementById('findings').scrollIntoView(); }); });
+var note=[];
+if(D.findings_total>R.length) note.push('The page holds the first '+R.length+' of '+D.findings_total+' findings; all are in findings.csv and summary.json.');
+if(D.redacted) note.push('Secrets (Authorization, cookies, tokens, keys, passwords) are redacted.');
+document.getElementById('f-note').textContent=note.join(' ');
+draw();
+
+/* ---------- latency histograms ---------- */
+var L=D.latency, E=L.edges, box=document.getElementById('latency-charts');
+var lo=E.length, hi=0;
+L.methods.forEach(function(m){ m.bins.forEach(function(c,i){ if(c>0){ lo=Math.min(lo,i); hi=Math.max(hi,i); } }); });
+if(!L.methods.length){ box.appendChild(el('p','note','No timed pairs: latency unknown.')); }
+else {
+  lo=Math.max(0,lo-1); hi=Math.min(E.length-2,hi+1);
+  var shown=L.methods.length>13? L.methods.slice(0,12).concat([L.methods[L.methods.length-1]]) : L.methods;
+  if(L.methods.length>13) box.parentNode.insertBefore(el('p','note','The 12 most frequent of '+(L.methods.length-1)+' methods, and all requests (*).'), box);
+  shown.forEach(function(m){
+    var c=el('div','chart'); c.appendChild(el('div','t', m.method==='*'? '* (all requests)' : m.method));
+    c.appendChild(el('div','q','n '+m.count+' · p50 '+fmtMs(m.p50)+' · p90 '+fmtMs(m.p90)+' · p99 '+fmtMs(m.p99)+' · max '+fmtMs(m.max)));
+    var W=360,H=120,pl=30,pb=18,n=hi-lo+1,bw=(W-pl)/n, mx=1;
+    for(var i=lo;i<=hi;i++) mx=Math.max(mx,m.bins[i]);
+    var g=sv('svg',{width:W,height:H,viewBox:'0 0 '+W+' '+H,'class':'hist'});
+    g.appendChild(sv('line',{x1:pl,y1:H-pb,x2:W,y2:H-pb,stroke:'#ccd'}));
+    g.appendChild(sv('text',{x:2,y:10},mx)); g.appendChild(sv('text',{x:2,y:H-pb},0));
+    for(var j=lo;j<=hi;j++){
+      var h=(H-pb-8)*m.bins[j]/mx, x=pl+(j-lo)*bw;
+      if(m.bins[j]>0){ var rc=sv('rect',{x:x+0.5,y:H-pb-h,width:Math.max(1,bw-1),height:h,fill:m.method==='*'?'#7b8794':'#5c7cfa'}); rc.appendChild(sv('title',{},fmtMs(E[j])+' – '+fmtMs(E[j+1])+': '+m.bins[j])); g.appendChild(rc); }
+      if((j%4)===0) g.appendChild(sv('text',{x:x,y:H-4},fmtMs(E[j])));
+    }
+    function mark(v, col){ if(v===null) return; var pos=Math.log10(Math.max(v,E[0])/E[0])*4; var x=pl+(Math.min(Math.max(pos,lo),hi+1)-lo)*bw;
+      g.appendChild(sv('line',{x1:x,y1:4,x2:x,y2:H-pb,stroke:col,'stroke-dasharray':'3,2'})); }
+    mark(m.p50,'#2e7d32'); mark(m.p99,'#c62828');
+    c.appendChild(g); box.appendChild(c);
+  });
+}
+
+/* ---------- waterfall ---------- */
+var WF=D.waterfall, wbox=document.getElementById('waterfall-rows'), wp=0, WPER=40, onlyP=document.getElementById('w-problems');
+function wdraw(){
+  var rows=onlyP.checked? WF.filter(function(b){ return b.p; }) : WF;
+  var pages=Math.max(1,Math.ceil(rows.length/WPER)); if(wp>=pages) wp=pages-1;
+  wbox.textContent='';
+  if(!rows.length) wbox.appendChild(el('p','note','No request batches with timed members.'));
+  rows.slice(wp*WPER,(wp+1)*WPER).forEach(function(b){
+    var row=el('div','wrow'), lab=el('div','wlab');
+    lab.appendChild(el('div',null,'batch #'+b.n+' · '+b.size+' member(s) · '+(b.done===null?'incomplete':'done in '+fmtMs(b.done))));
+    lab.appendChild(el('div','mono',S[b.s]));
+    lab.appendChild(el('div','mono',F[b.f]+' · '+b.loc));
+    row.appendChild(lab);
+    var span=0; b.m.forEach(function(m){ span=Math.max(span, m[2]===null? (m[1]||0) : m[2]); }); if(b.done!==null) span=Math.max(span,b.done); if(span<=0) span=1;
+    var W=760, rh=16, H=b.m.length*rh+16, lw=120, g=sv('svg',{width:'100%',height:H,viewBox:'0 0 '+W+' '+H,preserveAspectRatio:'xMinYMin meet','class':'wf'});
+    var sc=function(t){ return lw+(W-lw-60)*t/span; };
+    b.m.forEach(function(m,i){
+      var y=i*rh+2, x0=sc(m[1]||0);
+      var id=m[0]+(m[7]? ' '+m[7] : ''); g.appendChild(sv('text',{x:0,y:y+11}, id.length>20? id.slice(0,20)+'…' : id));
+      var col=m[6]? '#c62828' : m[5]? '#ff9800' : '#5c7cfa', tip=m[0]+' '+(m[7]||'')+': '+m[4];
+      if(m[2]===null){ g.appendChild(sv('rect',{x:x0,y:y+2,width:Math.max(2,sc(span)-x0),height:rh-6,fill:'none',stroke:'#677085','stroke-dasharray':'3,2'})); tip+=' (no response)'; }
+      else { var rc=sv('rect',{x:x0,y:y+2,width:Math.max(2,sc(m[2])-x0),height:rh-6,fill:col,rx:2}); g.appendChild(rc); tip+=' in '+fmtMs(m[2]-(m[1]||0))+(m[3]!==null?' (arrived '+(m[3]+1)+(m[5]?', out of order':'')+')':''); 
+        g.appendChild(sv('text',{x:sc(m[2])+4,y:y+11}, fmtMs(m[2]-(m[1]||0))+(m[5]?' ↯#'+(m[3]+1):'')+(m[6]?' slow':''))); }
+      var t=sv('title',{},tip); g.lastChild.appendChild(t);
+    });
+    var ax=b.m.length*rh+12; g.appendChild(sv('text',{x:lw,y:ax},'0')); g.appendChild(sv('text',{x:W-90,y:ax},fmtMs(span)));
+    row.appendChild(g); wbox.appendChild(row);
+  });
+  var tot=D.waterfall_total>WF.length? ' (the page holds '+WF.length+' of '+D.waterfall_total+', problem batches first)' : '';
+  document.getElementById('w-count').textContent=rows.length+' batch(es)'+tot;
+  pager(document.getElementById('w-pager'), wp, pages, function(p){ wp=p; wdraw(); });
+}
+onlyP.addEventListener('change', function(){ wp=0; wdraw(); });
+wdraw();
+document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));
+document.body.setAttribute('data-ready','1');
+})();
+"##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_island_cannot_close_its_script() {
+        let v = json!({"m": "</script><script>alert(1)</script>", "x": "a&b\u{2028}"});
+        let s = script_json(&v);
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
+        assert_eq!(serde_json::from_str::<Value>(&s).unwrap(), v, "still the same JSON");
+    }
+
+    #[test]
+    fn evidence_is_condensed_redacted_and_cut() {
+        let entry = r#"{"request":{"method":"POST","url":"https://h/mcp?token=abc","headers":[{"name":"Authorization","value":"Bearer zzzzzzzzzz"}],"postData":{"text":"{\"id\":1}"}},"response":{"status":200,"content":{"mimeType":"application/json","text":"eyJpZCI6MX0=","encoding":"base64"},"headers":[]}}"#;
+        let e = Excerpt { text: entry.into(), len: entry.len() as u64, cut: false };
+        let (t, cut) = show_excerpt(&e, true, true);
+        assert!(!cut);
+        assert!(t.starts_with("POST https://h/mcp?token=[REDACTED]\n{\"id\":1}\n"), "{t}");
+        assert!(t.contains("{\"id\":1}\n") && t.contains("Authorization: [REDACTED]") && !t.contains("zzzz"), "{t}");
+        let long = Excerpt { text: format!("a\u{1b}b\n{}", "x".repeat(5000)), len: 9000, cut: true };
+        let (t, cut) = show_excerpt(&long, false, true);
+        assert!(cut && t.starts_with("a\\u{1b}b\n") && t.ends_with("(cut: 4096 of the range's 9000 bytes shown)"), "{}", &t[..20]);
+    }
+}

@@ -1,0 +1,320 @@
+//! Redaction of secrets in captured text, on by default in every output
+//! (DESIGN.md "Command line": `--redact` / `--no-redact`).
+//!
+//! [`redact`] is a pure function over text: it finds credentials by their
+//! shape and replaces their values with [`MARK`], leaving the names, so a
+//! reader still sees *that* an `Authorization` header or a `token` query
+//! parameter was sent. It knows
+//! - HTTP header lines (`Authorization: …`, `Cookie: …`, `Set-Cookie: …`,
+//!   `Proxy-Authorization: …`, `X-Api-Key: …`, …), as in raw SSE captures;
+//! - HAR name/value objects (`{"name": "Authorization", "value": "…"}`) for
+//!   such headers and for secret query parameters, and every `value` of a
+//!   HAR `cookies` list;
+//! - JSON members whose name says secret (`password`, `secret`, `token`,
+//!   `apiKey`, `authorization`, `cookie`, `privateKey`, …; `progressToken`
+//!   is MCP bookkeeping and stays), also inside a JSON string (HAR bodies);
+//! - URL query parameters (`token`, `access_token`, `api_key`, `key`,
+//!   `sig`, `code`, `password`, `X-Amz-Signature`, …) and URL passwords
+//!   (`https://user:pass@host`);
+//! - `Bearer …` strings, JWT-looking strings, and well-known key prefixes
+//!   (`sk-…`, `ghp_…`, `github_pat_…`, `xoxb-…`, `AKIA…`).
+//!
+//! An `Mcp-Session-Id` or a legacy `sessionId` is not a secret and is kept.
+//! [`analysis`] applies it to the captured strings every report shows
+//! (finding details, session names, methods) before any renderer runs.
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+use crate::analyze::Analysis;
+
+/// What a redacted value is replaced with.
+pub const MARK: &str = "[REDACTED]";
+
+/// Header names whose value is a credential.
+fn is_secret_header(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "authorization"
+            | "proxy-authorization"
+            | "cookie"
+            | "set-cookie"
+            | "x-api-key"
+            | "api-key"
+            | "apikey"
+            | "x-auth-token"
+            | "x-access-token"
+            | "x-csrf-token"
+            | "x-xsrf-token"
+            | "x-amz-security-token"
+            | "x-goog-api-key"
+            | "openai-api-key"
+            | "anthropic-api-key"
+            | "x-anthropic-api-key"
+            | "private-token"
+    )
+}
+
+/// URL query parameter names whose value is a credential.
+fn is_secret_param(name: &str) -> bool {
+    let n = name.trim().to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "token"
+            | "access_token"
+            | "refresh_token"
+            | "id_token"
+            | "auth_token"
+            | "session_token"
+            | "api_key"
+            | "apikey"
+            | "api-key"
+            | "key"
+            | "sig"
+            | "signature"
+            | "code"
+            | "password"
+            | "passwd"
+            | "secret"
+            | "client_secret"
+            | "auth"
+            | "jwt"
+            | "x-amz-signature"
+            | "x-amz-credential"
+            | "x-amz-security-token"
+            | "x-goog-signature"
+            | "x-goog-credential"
+    ) || is_secret_key(&n)
+}
+
+/// JSON member names whose value is a credential: the name, lower-cased
+/// and without `_`/`-`, contains a secret word or ends in `token`.
+fn is_secret_key(name: &str) -> bool {
+    let n: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+    if n == "progresstoken" || n == "nexttoken" || n == "pagetoken" || n == "maxtokens" || n.ends_with("count") {
+        return false;
+    }
+    const WORDS: [&str; 12] = [
+        "password",
+        "passwd",
+        "secret",
+        "apikey",
+        "authorization",
+        "cookie",
+        "privatekey",
+        "accesskey",
+        "credential",
+        "bearer",
+        "passphrase",
+        "clientassertion",
+    ];
+    WORDS.iter().any(|w| n.contains(w)) || n.ends_with("token") || n == "auth" || n == "pwd"
+}
+
+/// `Name: value` header lines (start of a line, value to the end of it).
+static HEADER_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^([ \t>]*)([A-Za-z][A-Za-z0-9-]*)([ \t]*:[ \t]*)([^\r\n]*)").expect("valid regex"));
+
+/// HAR `{"name": "X", "value": "…"}` pairs, plain or inside a JSON string
+/// (`\"`); the value may be cut (no closing quote).
+static NAME_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(\\?"name\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)(\\?"\s*,\s*\\?"value\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex")
+});
+
+/// HAR `"cookies": [ … ]` lists (no nested arrays inside).
+static COOKIES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"(?i)\\?"cookies\\?"\s*:\s*\[(?:\[REDACTED\]|[^\]])*"#).expect("valid regex"));
+
+/// Any `"value": "…"` member (used inside a cookies list).
+static VALUE_MEMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(\\?"value\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex"));
+
+/// `"key": "value"` JSON members (plain or escaped inside a string).
+static JSON_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex")
+});
+
+/// `"key": 12345` numeric members (a numeric PIN or key).
+static JSON_NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*)(-?[0-9][0-9.eE+-]*)"#).expect("valid regex"));
+
+/// URL query parameters `?name=value` / `&name=value`.
+static QUERY_PARAM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"([?&;])([A-Za-z0-9_.-]{1,64})=([^&#\s"'<>\\]*)"#).expect("valid regex"));
+
+/// `scheme://user:password@host`.
+static URL_PASSWORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'\\]+:)([^@/\s"'\\]+)(@)"#).expect("valid regex"));
+
+/// `Bearer xxxxx` (a credential-shaped word of 8 or more characters after
+/// it; `Basic` credentials are caught by their header, since "Basic" is
+/// also an English word).
+static BEARER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(Bearer)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)").expect("valid regex"));
+
+/// JWTs and well-known API key prefixes.
+static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
+        r"|\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
+        r"|\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}",
+        r"|\bgithub_pat_[A-Za-z0-9_]{20,}",
+        r"|\bxox[abposr]-[A-Za-z0-9-]{10,}",
+        r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+        r"|\bAIza[0-9A-Za-z_-]{30,}",
+        r"|\bglpat-[A-Za-z0-9_-]{20,}",
+    ))
+    .expect("valid regex")
+});
+
+fn apply<'a>(text: Cow<'a, str>, re: &Regex, f: impl FnMut(&Captures<'_>) -> String) -> Cow<'a, str> {
+    if !re.is_match(&text) {
+        return text;
+    }
+    match re.replace_all(&text, f) {
+        Cow::Owned(s) if s != *text => Cow::Owned(s),
+        _ => text,
+    }
+}
+
+/// Keeps a value that is already redacted, or empty, as it is (so that
+/// redacting twice changes nothing).
+fn mark_unless_done(v: &str) -> &str {
+    if v.is_empty() || v == MARK { v } else { MARK }
+}
+
+/// Replaces every credential found in `text` with [`MARK`]; borrows when
+/// there is none. Idempotent.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let mut t = Cow::Borrowed(text);
+    t = apply(t, &HEADER_LINE, |c| {
+        if is_secret_header(&c[2]) {
+            format!("{}{}{}{}", &c[1], &c[2], &c[3], mark_unless_done(&c[4]))
+        } else {
+            c[0].to_string()
+        }
+    });
+    t = apply(t, &NAME_VALUE, |c| {
+        if is_secret_header(&c[2]) || is_secret_param(&c[2]) {
+            format!("{}{}{}{}", &c[1], &c[2], &c[3], mark_unless_done(&c[4]))
+        } else {
+            c[0].to_string()
+        }
+    });
+    t = apply(t, &COOKIES, |c| VALUE_MEMBER.replace_all(&c[0], |v: &Captures<'_>| format!("{}{}", &v[1], mark_unless_done(&v[2]))).into_owned());
+    t = apply(t, &JSON_MEMBER, |c| {
+        if is_secret_key(&c[2]) || is_secret_header(&c[2]) {
+            format!("{}{}", &c[1], mark_unless_done(&c[3]))
+        } else {
+            c[0].to_string()
+        }
+    });
+    t = apply(t, &JSON_NUMBER, |c| {
+        if is_secret_key(&c[2]) { format!("{}\"{MARK}\"", &c[1]) } else { c[0].to_string() }
+    });
+    t = apply(t, &QUERY_PARAM, |c| {
+        if is_secret_param(&c[2]) { format!("{}{}={}", &c[1], &c[2], mark_unless_done(&c[3])) } else { c[0].to_string() }
+    });
+    t = apply(t, &URL_PASSWORD, |c| format!("{}{}{}", &c[1], mark_unless_done(&c[2]), &c[3]));
+    t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
+    t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
+    t
+}
+
+/// [`redact`] into an owned string, in place.
+fn redact_in_place(s: &mut String) {
+    if let Cow::Owned(r) = redact(s) {
+        *s = r;
+    }
+}
+
+/// Redacts the captured strings of an analysis that every report shows:
+/// finding details, session names and methods (each only where it holds a
+/// credential; an `Mcp-Session-Id` is not one).
+pub fn analysis(a: &mut Analysis) {
+    let fix = |f: &mut crate::analyze::Finding| {
+        redact_in_place(&mut f.detail);
+        redact_in_place(&mut f.session);
+        if let Some(m) = &mut f.method {
+            redact_in_place(m);
+        }
+    };
+    a.findings.iter_mut().for_each(fix);
+    for s in &mut a.sessions {
+        redact_in_place(&mut s.name);
+        s.findings.iter_mut().for_each(fix);
+        for q in &mut s.requests {
+            if let Some(m) = &mut q.method {
+                redact_in_place(m);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(s: &str) -> String {
+        let out = redact(s).into_owned();
+        assert_eq!(redact(&out), out, "redaction is idempotent");
+        out
+    }
+
+    #[test]
+    fn header_lines() {
+        assert_eq!(r("Authorization: Bearer abc.def-ghi\nAccept: */*"), "Authorization: [REDACTED]\nAccept: */*");
+        assert_eq!(r("cookie: a=1; b=2\r\nSet-Cookie: sid=xyz; HttpOnly"), "cookie: [REDACTED]\r\nSet-Cookie: [REDACTED]");
+        assert_eq!(r("> Proxy-Authorization: Basic dXNlcjpwYXNz"), "> Proxy-Authorization: [REDACTED]");
+        assert_eq!(r("mcp-session-id: 1234-abcd"), "mcp-session-id: 1234-abcd");
+    }
+
+    #[test]
+    fn har_headers_cookies_and_query() {
+        let har = r#"{"name": "Authorization", "value": "Bearer s3cr3tt0ken"}, {"name": "Mcp-Session-Id", "value": "abc-123"}"#;
+        assert_eq!(r(har), r#"{"name": "Authorization", "value": "[REDACTED]"}, {"name": "Mcp-Session-Id", "value": "abc-123"}"#);
+        let q = r#""queryString": [{"name": "token", "value": "zzz"}, {"name": "sessionId", "value": "s1"}]"#;
+        assert_eq!(r(q), r#""queryString": [{"name": "token", "value": "[REDACTED]"}, {"name": "sessionId", "value": "s1"}]"#);
+        let c = r#""cookies": [{"name": "sid", "value": "abc"}, {"name": "theme", "value": "dark"}], "x": {"value": "keep"}"#;
+        assert_eq!(r(c), r#""cookies": [{"name": "sid", "value": "[REDACTED]"}, {"name": "theme", "value": "[REDACTED]"}], "x": {"value": "keep"}"#);
+    }
+
+    #[test]
+    fn urls() {
+        assert_eq!(r("GET https://h/mcp?sessionId=s1&token=abc123&x=1"), "GET https://h/mcp?sessionId=s1&token=[REDACTED]&x=1");
+        assert_eq!(r("https://h/cb?code=xyz&state=ok"), "https://h/cb?code=[REDACTED]&state=ok");
+        assert_eq!(r("https://h/?api_key=k&sig=s&access_token=t"), "https://h/?api_key=[REDACTED]&sig=[REDACTED]&access_token=[REDACTED]");
+        assert_eq!(r("https://user:hunter2@example.com/x"), "https://user:[REDACTED]@example.com/x");
+        assert_eq!(r("https://example.com/a?b=c"), "https://example.com/a?b=c");
+    }
+
+    #[test]
+    fn json_bodies() {
+        assert_eq!(r(r#"{"password":"p@ss","user":"bob"}"#), r#"{"password":"[REDACTED]","user":"bob"}"#);
+        assert_eq!(r(r#"{"apiKey": "k1", "client_secret": "c", "pin_password": 1234}"#), r#"{"apiKey": "[REDACTED]", "client_secret": "[REDACTED]", "pin_password": "[REDACTED]"}"#);
+        assert_eq!(r(r#"{"access_token":"t","progressToken":7,"nextCursor":"n"}"#), r#"{"access_token":"[REDACTED]","progressToken":7,"nextCursor":"n"}"#);
+        // A JSON body inside a HAR string.
+        assert_eq!(r(r#""text": "{\"token\":\"abc\",\"id\":1}""#), r#""text": "{\"token\":\"[REDACTED]\",\"id\":1}""#);
+        // A value cut short (evidence excerpt) is still hidden.
+        assert_eq!(r(r#"{"secret":"abcdefgh"#), r#"{"secret":"[REDACTED]"#);
+    }
+
+    #[test]
+    fn bearer_jwt_and_prefixes() {
+        assert_eq!(r("sent Bearer abcdefgh12345 to it"), "sent Bearer [REDACTED] to it");
+        assert_eq!(r("Bearer tokens are fine"), "Bearer tokens are fine");
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig-nature_x";
+        assert_eq!(r(&format!("x {jwt} y")), "x [REDACTED] y");
+        assert_eq!(r("key sk-ant-REDACTEDREDACTED0123 here"), "key [REDACTED] here");
+        assert_eq!(r("AKIAABCDEFGHIJKLMNOP"), "[REDACTED]");
+    }
+
+    #[test]
+    fn leaves_ordinary_text_alone() {
+        for s in ["id 9 is still pending", "tools/call", "fb0b5df5-3256-4083-a965-a3c9625f5b7c", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#] {
+            assert!(matches!(redact(s), Cow::Borrowed(_)), "{s}");
+        }
+    }
+}

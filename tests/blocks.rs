@@ -1,0 +1,63 @@
+//! Reading a line log block by block (issue 5) changes nothing: tiny blocks
+//! give byte-identical outputs to one block per file, with any thread count.
+
+mod common;
+
+use std::process::Command;
+
+use common::{mcp_audit, out_dir, root, tool};
+
+fn outputs(inputs: &[&str], extra: &[&str], name: &str) -> Vec<(String, Vec<u8>)> {
+    let out = out_dir(name);
+    let mut args: Vec<&str> = inputs.to_vec();
+    let o = out.to_str().unwrap().to_string();
+    args.extend(["--out", &o, "-q"]);
+    args.extend(extra);
+    let r = mcp_audit(&args);
+    assert!(matches!(r.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&r.stderr));
+    ["summary.json", "findings.csv", "pairs.csv", "batches.csv"]
+        .iter()
+        .map(|n| (n.to_string(), std::fs::read(out.join(n)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn tiny_blocks_change_nothing() {
+    let dir = out_dir("blocks_corpus");
+    let corpus = dir.join("c.log");
+    let g = Command::new("python3")
+        .arg(tool("gen_traffic.py"))
+        .args(["--format", "claude", "--seed", "31", "--sessions", "6", "--messages", "200", "--faults", "0.1", "-q"])
+        .arg("--out")
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    assert!(g.status.success());
+    let env = dir.join("e.ndjson");
+    let g = Command::new("python3")
+        .arg(tool("gen_traffic.py"))
+        .args(["--format", "envelope", "--seed", "32", "--sessions", "6", "--messages", "200", "--faults", "0.1", "-q"])
+        .arg("--out")
+        .arg(&env)
+        .output()
+        .unwrap();
+    assert!(g.status.success());
+    let real = root().join("samples/real");
+    let claude = real.join("stdio_py-client__py-server.claude.log");
+    let logger = real.join("stdio_py-client__py-server.logger.log");
+    let l01 = root().join("samples/cases/l01_claude_desktop_2025_09_metadata_dialect.log");
+    let inputs = [
+        corpus.to_str().unwrap(),
+        env.to_str().unwrap(),
+        claude.to_str().unwrap(),
+        logger.to_str().unwrap(),
+        l01.to_str().unwrap(),
+    ];
+    let whole = outputs(&inputs, &[], "blocks_whole");
+    for (size, threads) in [("97", "1"), ("1000", "4"), ("1", "2")] {
+        let cut = outputs(&inputs, &["--block-bytes", size, "--threads", threads], &format!("blocks_{size}_{threads}"));
+        for ((name, a), (_, b)) in whole.iter().zip(&cut) {
+            assert!(a == b, "{name} differs with --block-bytes {size} --threads {threads}");
+        }
+    }
+}
