@@ -11,7 +11,7 @@
 
 use mcp_audit::analyze::{Config, analyze};
 use mcp_audit::ingest::detect::{self, Dialect};
-use mcp_audit::ingest::{Format, Input, detect_format, har, pair, parse, sse};
+use mcp_audit::ingest::{Format, Input, detect_format, pair, parse, sse};
 use mcp_audit::reconstruct::build_sessions;
 use mcp_audit::record::Parsed;
 use mcp_audit::record::jsonrpc;

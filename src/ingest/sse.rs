@@ -230,6 +230,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             line.offset += '\u{feff}'.len_utf8();
         }
         if is_status_line(line.text) {
+            unfinished(&parser, None, input.name, &mut parsed.errors);
             parser = SseParser::default();
             key = input.name.into();
             in_headers = true;
@@ -247,7 +248,8 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             continue;
         }
         if !line.terminated {
-            break;
+            unfinished(&parser, Some(&line), input.name, &mut parsed.errors);
+            return parsed;
         }
         let Some(ev) = parser.line(&line) else { continue };
         event_no += 1;
@@ -272,7 +274,20 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             http: None,
         }));
     }
+    unfinished(&parser, None, input.name, &mut parsed.errors);
     parsed
+}
+
+/// An event the stream ends inside (no blank line after it, or a new
+/// `curl -i` block starts) is discarded (FORMATS.md §5 step 7); say so,
+/// naming its first line, so that it is not lost silently. `last` is a
+/// final line without a line end.
+fn unfinished(parser: &SseParser, last: Option<&SseLine<'_>>, name: &str, errors: &mut Vec<String>) {
+    let pending = parser.first.filter(|_| !parser.data.is_empty() || last.is_some_and(|l| l.text.starts_with("data")));
+    let at = pending.map(|(n, _)| n).or(last.filter(|l| l.text.starts_with("data")).map(|l| l.number));
+    if let Some(n) = at {
+        errors.push(format!("{name}: the stream ends inside an event at line {n} (no blank line after it); that event is not read"));
+    }
 }
 
 #[cfg(test)]
@@ -337,6 +352,24 @@ mod tests {
         assert_eq!(&body[e[1].offset as usize..][..e[1].len as usize], "retry: 500\nretry: 5x\nid: 9\ndata: {}\r\n");
         // CRLF split across nothing: a CR at the very end still ends the line.
         assert_eq!(ev("data: a\r\r"), one("message", "a", ""));
+    }
+
+    #[test]
+    fn an_event_the_stream_ends_inside_is_named() {
+        let input = |text| Input { file: 0, name: "s.sse", text };
+        let ends = |text| parse_raw(input(text)).errors;
+        let msg = |n: u64| vec![format!("s.sse: the stream ends inside an event at line {n} (no blank line after it); that event is not read")];
+        let a = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        assert_eq!(ends(&format!("{a}data: {{}}\n")), msg(3));
+        assert_eq!(ends(&format!("{a}id: 2\ndata: {{}}")), msg(3));
+        assert_eq!(ends(&format!("{a}data: {{}}")), msg(3));
+        assert_eq!(ends(&format!("{a}data: {{}}\nHTTP/1.1 200 OK\n\n")), msg(3));
+        // Complete streams, comments and field-less leftovers say nothing.
+        assert!(ends(a).is_empty());
+        assert!(ends(&format!("{a}: ping")).is_empty());
+        assert!(ends(&format!("{a}id: 3\n")).is_empty());
+        assert!(ends(&format!("{a}event: x\nretry: 1")).is_empty());
+        assert_eq!(parse_raw(input(&format!("{a}data: {{}}\n"))).records.len(), 1);
     }
 
     #[test]

@@ -199,7 +199,7 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
             let more = if of.len() > 4 { format!(", +{} more", of.len() - 4) } else { String::new() };
             let first = format!("  {} ", sev(k.severity(), color));
-            wrap(&mut o, &first, "          ", &format!("{} ×{} at {}{}", k.name(), of.len(), places.join(", "), more));
+            wrap(&mut o, &first, "            ", &format!("{} ×{} at {}{}", k.name(), of.len(), places.join(", "), more));
             let f = of[0];
             wrap(&mut o, "          ", "            ", &format!("id {}: {}", sanitize(&f.id.to_json().to_string(), 80), sanitize(&f.detail, 300)));
         }

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Benchmark mcp-audit against the tools users would use instead, in one run
+on the same files (issue 5).
+
+    scripts/bench.py [--size-mb 200] [--har-mb 100] [--skip-peers] [--out reports/bench-latest.md]
+
+Makes corpora with ../shared/tools/gen_traffic.py (envelope, claude and har,
+faults on) under target/corpora/, then times, on each file:
+  - the floor `wc -l`,
+  - `mcp-audit analyze` with --threads 1 and --threads 2 (outputs compared),
+  - on the envelope corpus, the peers in ../shared/tools/peers/ (Python,
+    DuckDB, jq).
+Each run goes through `/usr/bin/time -v` for wall time and peak RSS. Prints
+a Markdown table (MB/s, ratio of each tool to mcp-audit, peak RSS) and checks
+mcp-audit's summary.json against the generator's manifest with
+check_manifest.py. Needs: python3, /usr/bin/time (Debian `time`), and for
+the peers DuckDB (`pip install duckdb`) and jq (`apt-get install jq`); the
+script installs what is missing when it can.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.join(ROOT, "..", "shared", "tools")
+CORPORA = os.path.join(ROOT, "target", "corpora")
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+BIN = os.path.join(TARGET, "release", "mcp-audit")
+# Fault kinds the peers implement the same way (see ../shared/tools/README.md).
+PEER_KINDS = ("duplicate_id,id_reused,unknown_id_response,duplicate_response,missing_response,late_response,"
+              "cancelled_request,null_id_error,invalid_request,bad_jsonrpc_version,result_and_error,"
+              "neither_result_nor_error,empty_batch,notification_batch_replied,response_count_mismatch,"
+              "fractional_id,null_request_id,batch_after_version_removed,non_json_line,slow_tail")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd, stdout=subprocess.DEVNULL):
+    """(wall seconds, peak RSS MB) of one command, via /usr/bin/time -v."""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=stdout, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+    rss = int(m.group(1)) / 1024 if m else float("nan")
+    if p.returncode not in (0, 1):
+        sys.stderr.write(p.stderr[-2000:])
+        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
+    return wall, rss
+
+
+def ensure_peers():
+    ok = True
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        ok &= subprocess.run([sys.executable, "-m", "pip", "install", "-q", "duckdb"]).returncode == 0
+    if shutil.which("jq") is None:
+        subprocess.run(["apt-get", "install", "-y", "-qq", "jq"], stdout=subprocess.DEVNULL)
+        ok &= shutil.which("jq") is not None
+    return ok
+
+
+def gen(fmt, size_mb, seed, name, kinds=None):
+    out = os.path.join(CORPORA, name)
+    man = out + ".manifest.json"
+    if not (os.path.exists(out) and os.path.exists(man)):
+        cmd = [sys.executable, os.path.join(TOOLS, "gen_traffic.py"), "--format", fmt, "--size-mb", str(size_mb),
+               "--seed", str(seed), "--faults", "0.03", "--out", out, "--manifest", man, "--manifest-summary-only", "-q"]
+        if kinds:
+            cmd += ["--fault-kinds", kinds]
+        sh(cmd)
+    return out, man
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size-mb", type=int, default=200)
+    ap.add_argument("--har-mb", type=int, default=100)
+    ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--out", default=None, help="also write the table to this Markdown file")
+    a = ap.parse_args()
+    os.makedirs(CORPORA, exist_ok=True)
+    sh(["cargo", "build", "--release", "-q"], cwd=ROOT)
+    peers = not a.skip_peers and ensure_peers()
+    rows = []
+    checks = []
+    corpora = [
+        ("envelope", *gen("envelope", a.size_mb, 200, f"env{a.size_mb}.ndjson", PEER_KINDS)),
+        ("claude", *gen("claude", a.size_mb, 201, f"claude{a.size_mb}.log")),
+        ("har", *gen("har", a.har_mb, 202, f"har{a.har_mb}.har")),
+    ]
+    for fmt, path, manifest in corpora:
+        mb = os.path.getsize(path) / 1e6
+        results = {}
+        w, r = timed(["wc", "-l", path])
+        results["wc -l"] = (w, r)
+        outs = {}
+        for t in (1, 2):
+            od = os.path.join(CORPORA, f"out-{fmt}-t{t}")
+            w, r = timed([BIN, "analyze", path, "--out", od, "-q", "--threads", str(t)])
+            results[f"mcp-audit --threads {t}"] = (w, r)
+            outs[t] = od
+        same = all(open(os.path.join(outs[1], n), "rb").read() == open(os.path.join(outs[2], n), "rb").read()
+                   for n in ("summary.json", "pairs.csv", "findings.csv"))
+        c = subprocess.run([sys.executable, os.path.join(TOOLS, "check_manifest.py"), manifest,
+                            os.path.join(outs[2], "summary.json")], capture_output=True, text=True)
+        checks.append((fmt, c.stdout.strip().splitlines()[-1] if c.stdout else c.stderr.strip(), same))
+        if peers and fmt == "envelope":
+            peer_dir = os.path.join(TOOLS, "peers")
+            with open(os.path.join(CORPORA, "peer-py.json"), "w") as f:
+                results["peer: Python (pair.py)"] = timed([sys.executable, os.path.join(peer_dir, "pair.py"), path], stdout=f)
+            env = dict(os.environ, PYTHON=sys.executable)
+            t0 = time.perf_counter()
+            p = subprocess.run(["/usr/bin/time", "-v", "bash", os.path.join(peer_dir, "run_duckdb.sh"), path],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+            m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+            results["peer: DuckDB (pair_duckdb.sql)"] = (time.perf_counter() - t0, int(m.group(1)) / 1024 if m else float("nan"))
+            if shutil.which("jq"):
+                results["peer: jq (pair.jq)"] = timed(["jq", "-n", "-R", "-f", os.path.join(peer_dir, "pair.jq"), path])
+        base = results["mcp-audit --threads 2"][0]
+        for tool, (w, r) in results.items():
+            rows.append((fmt, f"{mb:.0f}", tool, f"{w:.2f}", f"{mb / w:.0f}", f"{w / base:.2f}", f"{r:.0f}"))
+    table = ["| corpus | MB | tool | seconds | MB/s | time ÷ mcp-audit (2 threads) | peak RSS MB |",
+             "|---|---|---|---|---|---|---|"]
+    table += ["| " + " | ".join(r) + " |" for r in rows]
+    table += ["", "| corpus | check_manifest.py (mcp-audit, 2 threads) | 1 and 2 threads identical |", "|---|---|---|"]
+    table += [f"| {f} | {c} | {'yes' if s else 'NO'} |" for f, c, s in checks]
+    text = "\n".join(table)
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
