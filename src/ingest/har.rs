@@ -187,10 +187,26 @@ impl<'de> Visitor<'de> for EntriesSeed<'_, '_> {
         f.write_str("the `log.entries` array")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            self.0.entry(raw.get());
+        // Entries are found one at a time (each a borrowed slice of the
+        // input, no copy) and read in parallel, a batch at a time; records
+        // and errors are appended in entry order (issue 5).
+        let mut batch: Vec<&'de str> = Vec::with_capacity(ENTRY_BATCH);
+        loop {
+            let next = seq.next_element::<&'de RawValue>();
+            let more = matches!(next, Ok(Some(_)));
+            if let Ok(Some(raw)) = &next {
+                batch.push(raw.get());
+            }
+            if batch.len() >= ENTRY_BATCH || !more {
+                self.0.entries(&batch);
+                batch.clear();
+            }
+            match next {
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(e),
+            }
         }
-        Ok(())
     }
 }
 
@@ -467,9 +483,40 @@ fn is_json_type(mt: &str) -> bool {
     mt == "application/json" || mt.ends_with("+json")
 }
 
+/// Entries read in parallel at a time.
+const ENTRY_BATCH: usize = 256;
+
 impl Sink<'_> {
     fn error(&mut self, msg: String) {
         self.parsed.errors.push(msg);
+    }
+
+    /// Reads a batch of consecutive entries in parallel; their records and
+    /// errors go in entry order, as if read one by one.
+    fn entries(&mut self, raws: &[&str]) {
+        use rayon::prelude::*;
+        let first = self.next_entry;
+        let input = self.input;
+        let parts: Vec<Parsed> = raws
+            .par_iter()
+            .enumerate()
+            .map(|(k, raw)| {
+                let mut one = Sink {
+                    input,
+                    parsed: Parsed::default(),
+                    next_entry: first + k as u64,
+                    saw_log: true,
+                    saw_entries: true,
+                };
+                one.entry(raw);
+                one.parsed
+            })
+            .collect();
+        for p in parts {
+            self.parsed.records.extend(p.records);
+            self.parsed.errors.extend(p.errors);
+        }
+        self.next_entry = first + raws.len() as u64;
     }
 
     /// Reads one entry given as its raw JSON text inside the input.
