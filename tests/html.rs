@@ -44,7 +44,7 @@ fn browser(test: &str) -> Option<PathBuf> {
 /// (stdout, stderr).
 fn headless(bin: &Path, page: &Path, name: &str, extra: &[&str]) -> (String, String) {
     let profile = out_dir(&format!("chromium-profile-{name}"));
-    let url = format!("file://{}", page.canonicalize().expect("page exists").display());
+    let url = format!("file://{}{}", page.canonicalize().expect("page exists").display(), fragment(name));
     let o = Command::new(bin)
         .args([
             "--headless",
@@ -66,6 +66,12 @@ fn headless(bin: &Path, page: &Path, name: &str, extra: &[&str]) -> (String, Str
     (String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
 }
 
+/// The screenshot opens the evidence of finding 8 (the sample's
+/// `duplicate_id`), to show it.
+fn fragment(name: &str) -> &'static str {
+    if name == "shot" { "#f8" } else { "" }
+}
+
 fn count(hay: &str, needle: &str) -> usize {
     hay.matches(needle).count()
 }
@@ -84,9 +90,15 @@ fn dom_after_scripts(bin: &Path, page: &Path, name: &str) -> String {
 
 #[test]
 fn real_sample_report_renders_in_chromium() {
-    let sample = root().join("samples/real/har_ts-streamable-sse__raw-batches.har");
+    // Relative, as a person types it (tests run in the package root).
+    let sample = "samples/real/har_ts-streamable-sse__raw-batches.har";
+    assert!(root().join(sample).exists());
     let out = out_dir("html-real");
-    let o = mcp_audit(&[sample.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .current_dir(root())
+        .args(["analyze", sample, "--out", out.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let page = out.join("report.html");
     let html = std::fs::read_to_string(&page).expect("report.html written");

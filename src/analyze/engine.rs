@@ -63,6 +63,23 @@ pub struct Req {
 }
 
 impl Req {
+    /// A finding pointing at this request (its place, id and method).
+    pub fn finding(&self, kind: K, session: &str, detail: String) -> Finding {
+        Finding {
+            kind,
+            session: session.to_string(),
+            direction: Some(self.direction),
+            id: FindingId::One(self.id.clone()),
+            alt_ids: vec![],
+            method: self.method.clone(),
+            input: self.input,
+            file: self.file,
+            location: self.loc,
+            evidence: self.evidence,
+            detail,
+        }
+    }
+
     /// Its `pairs.csv` status.
     pub fn status(&self) -> PairStatus {
         if self.valid.is_none() {
@@ -804,19 +821,11 @@ impl Walker<'_> {
             if q.valid.is_none() || q.answered || q.cancelled {
                 continue;
             }
-            let base = Finding {
-                kind: K::MissingResponse,
-                session: self.out.name.clone(),
-                direction: Some(q.direction),
-                id: FindingId::One(q.id.clone()),
-                alt_ids: vec![],
-                method: q.method.clone(),
-                input: q.input,
-                file: q.file,
-                location: q.loc,
-                evidence: q.evidence,
-                detail: format!("{} {} never got a response before the end of the capture", q.method.as_deref().unwrap_or("request"), q.id.json_text()),
-            };
+            let base = q.finding(
+                K::MissingResponse,
+                &self.out.name,
+                format!("{} {} never got a response before the end of the capture", q.method.as_deref().unwrap_or("request"), q.id.json_text()),
+            );
             if q.on_stream {
                 let mut s = base.clone();
                 s.kind = K::StreamClosedBeforeResponse;
@@ -874,13 +883,9 @@ impl Walker<'_> {
                     let others: Vec<Micros> = timed.iter().filter(|&&(o, _)| o != r).map(|&(_, x)| x).collect();
                     let med = super::latency::median(&others);
                     if (l as f64) >= factor * med {
-                        let q = self.out.requests[r].clone();
-                        self.out.findings.push(Finding {
-                            kind: K::SlowTail, session: self.out.name.clone(), direction: Some(q.direction),
-                            id: FindingId::One(q.id.clone()), alt_ids: vec![], method: q.method.clone(),
-                            input: q.input, file: q.file, location: q.loc, evidence: q.evidence,
-                            detail: format!("took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
-                        });
+                        let detail = format!("took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0);
+                        let f = self.out.requests[r].finding(K::SlowTail, &self.out.name, detail);
+                        self.out.findings.push(f);
                     }
                 }
             }

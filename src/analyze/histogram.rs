@@ -31,7 +31,8 @@ pub fn edge_ms(i: usize) -> f64 {
 /// The bin of a latency.
 pub fn bin_of(us: Micros) -> usize {
     let ms = us as f64 / 1000.0;
-    if !(ms > FIRST_EDGE_MS) {
+    // NaN cannot occur (an integer in); anything at or below the first edge is bin 0.
+    if ms <= FIRST_EDGE_MS {
         return 0;
     }
     let i = ((ms / FIRST_EDGE_MS).log10() * f64::from(PER_DECADE) + 1e-9).floor();

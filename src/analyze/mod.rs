@@ -225,19 +225,11 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                 if q.batch.is_some() || q.cancelled || l < cfg.slow_us || (l as f64) < cfg.slow_factor * med {
                     continue;
                 }
-                tails.push(Finding {
-                    kind: FindingKind::SlowTail,
-                    session: r.name.clone(),
-                    direction: Some(q.direction),
-                    id: FindingId::One(q.id.clone()),
-                    alt_ids: vec![],
-                    method: q.method.clone(),
-                    input: q.input,
-                    file: q.file,
-                    location: q.loc,
-                    evidence: q.evidence,
-                    detail: format!("took {:.1} ms, {:.0}× the capture's median {:.1} ms", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
-                });
+                tails.push(q.finding(
+                    FindingKind::SlowTail,
+                    &r.name,
+                    format!("took {:.1} ms, {:.0}× the capture's median {:.1} ms", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
+                ));
             }
             r.findings.extend(tails);
         }

@@ -356,8 +356,12 @@ mod tests {
 
     #[test]
     fn an_event_the_stream_ends_inside_is_named() {
-        let input = |text| Input { file: 0, name: "s.sse", text };
-        let ends = |text| parse_raw(input(text)).errors;
+        fn input(text: &str) -> Input<'_> {
+            Input { file: 0, name: "s.sse", text }
+        }
+        fn ends(text: &str) -> Vec<String> {
+            parse_raw(input(text)).errors
+        }
         let msg = |n: u64| vec![format!("s.sse: the stream ends inside an event at line {n} (no blank line after it); that event is not read")];
         let a = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
         assert_eq!(ends(&format!("{a}data: {{}}\n")), msg(3));

@@ -92,9 +92,15 @@ pub fn evidence_wanted(r: &Report<'_>) -> Vec<EvidenceKey> {
     out
 }
 
-/// Writes `s` as JSON that is safe inside a `<script>` element.
+/// Writes `v` as JSON that is safe inside a `<script>` element.
+#[cfg(test)]
 fn script_json(v: &Value) -> String {
-    let s = v.to_string();
+    script_safe(&v.to_string())
+}
+
+/// JSON text made safe inside a `<script>` element: `<`, `>`, `&`, U+2028
+/// and U+2029 as `\u` escapes (still the same JSON).
+fn script_safe(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + s.len() / 16);
     for c in s.chars() {
         match c {
@@ -144,10 +150,10 @@ fn condense_har(raw: &str) -> Option<String> {
         let mime = s(content.and_then(|c| c.get("mimeType")));
         o.push_str(&format!("\n→ {status} {} ({mime})\n", s(resp.get("statusText"))));
         let mut body = s(content.and_then(|c| c.get("text")));
-        if s(content.and_then(|c| c.get("encoding"))) == "base64" {
-            if let Ok(b) = base64::engine::general_purpose::STANDARD.decode(body.trim()) {
-                body = String::from_utf8_lossy(&b).into_owned();
-            }
+        if s(content.and_then(|c| c.get("encoding"))) == "base64"
+            && let Ok(b) = base64::engine::general_purpose::STANDARD.decode(body.trim())
+        {
+            body = String::from_utf8_lossy(&b).into_owned();
         }
         if !body.is_empty() {
             o.push_str(body.trim_end());
@@ -206,14 +212,16 @@ fn ms(us: i64) -> f64 {
 }
 
 /// The data island.
-fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
+/// The data island's JSON text (findings rows written one by one, not
+/// built as a tree: 100,000 of them stay cheap).
+fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
     let a = r.analysis;
     let mut sessions = Table::default();
     let mut files = Table::default();
     let mut methods = Table::default();
     let mut ev_index: HashMap<EvidenceKey, usize> = HashMap::new();
     let mut evidence: Vec<Value> = Vec::new();
-    let mut rows: Vec<Value> = Vec::with_capacity(a.findings.len().min(MAX_FINDINGS));
+    let mut rows = String::from("[");
     for f in a.findings.iter().take(MAX_FINDINGS) {
         let key = (f.file, f.evidence.0, f.evidence.1);
         let ev = match ev_index.get(&key) {
@@ -227,7 +235,10 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
                 evidence.len() - 1
             }),
         };
-        rows.push(json!([
+        if rows.len() > 1 {
+            rows.push(',');
+        }
+        let row = (
             f.kind as usize,
             sessions.get(&clean(&f.session)),
             f.direction.map_or("", |d| d.as_str()),
@@ -237,7 +248,8 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
             f.location.describe(),
             clean(&f.detail),
             ev.map_or(-1, |i| i as i64),
-        ]));
+        );
+        rows.push_str(&serde_json::to_string(&row).unwrap_or_else(|_| "null".into()));
     }
     let kinds: Vec<Value> = FindingKind::ALL.iter().map(|k| json!([k.name(), k.severity().as_str()])).collect();
 
@@ -324,12 +336,12 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
             json!({"method": clean(&m.method), "count": q.count, "p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "bins": m.bins})
         })
         .collect();
-    json!({
+    let v = json!({
         "kinds": kinds,
         "sessions": sessions.names,
         "files": files.names,
         "methods": methods.names,
-        "findings": rows,
+        "findings": "\u{0}ROWS\u{0}",
         "findings_total": a.findings.len(),
         "evidence": evidence,
         "evidence_budget": EVIDENCE_BUDGET,
@@ -337,7 +349,10 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> Value {
         "latency": {"edges": edges, "methods": lat},
         "waterfall": waterfall,
         "waterfall_total": total_batches,
-    })
+    });
+    rows.push(']');
+    // Splice the rows in where the placeholder string stands.
+    v.to_string().replacen("\"\\u0000ROWS\\u0000\"", &rows, 1)
 }
 
 fn card(o: &mut String, label: &str, value: &str, class: &str) {
@@ -452,7 +467,7 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
     o.push_str(BODY);
     w.write_all(o.as_bytes())?;
     w.write_all(b"<script type=\"application/json\" id=\"data\">")?;
-    w.write_all(script_json(&data(r, x)).as_bytes())?;
+    w.write_all(script_safe(&data(r, x)).as_bytes())?;
     w.write_all(b"</script>\n<script>")?;
     w.write_all(JS.as_bytes())?;
     w.write_all(b"</script>\n</body></html>\n")?;
@@ -605,6 +620,9 @@ if(D.findings_total>R.length) note.push('The page holds the first '+R.length+' o
 if(D.redacted) note.push('Secrets (Authorization, cookies, tokens, keys, passwords) are redacted.');
 document.getElementById('f-note').textContent=note.join(' ');
 draw();
+/* #fN in the address opens finding N's evidence (a link to one finding). */
+var hm=/^#f(\d+)$/.exec(location.hash);
+if(hm && +hm[1]<R.length){ page=Math.floor(+hm[1]/PER); draw(); var row=document.querySelectorAll('#findings-table tbody tr.f')[+hm[1]%PER]; if(row){ row.click(); if(row.getBoundingClientRect().top>window.innerHeight) row.scrollIntoView(); } }
 
 /* ---------- latency histograms ---------- */
 var L=D.latency, E=L.edges, box=document.getElementById('latency-charts');
