@@ -370,7 +370,7 @@ fn json_nested_10000_deep() {
     let mut e1 = entry(&REQ.replace(":1,", ":2,"));
     e1["response"]["content"]["text"] = RESP.replace(":1,", ":2,").into();
     let e1 = e1.to_string();
-    let text = format!("{{\"log\":{{\"version\":\"1.2\",\"entries\":[{e0},{}\"_custom\":{}}}]}}}}", format!("{},", &e1[..e1.len() - 1]), deep("[", "]"));
+    let text = format!("{{\"log\":{{\"version\":\"1.2\",\"entries\":[{e0},{},\"_custom\":{}}}]}}}}", &e1[..e1.len() - 1], deep("[", "]"));
     let har2 = d.join("deep-doc.har");
     std::fs::write(&har2, &text).unwrap();
     let r = with_good("matrix_deep_har_doc", &har2);
