@@ -70,6 +70,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
             continue;
         };
         let (body, next) = continue_body(input.text, &all, i, body, claims);
+        // Accounting: the body's continuation lines are not traffic
+        // lines of their own (nothing lost: every line is counted once).
+        for l in all.get(i..next).unwrap_or_default() {
+            if !is_blank(l.text) {
+                sink.other();
+            }
+        }
         i = next;
         let at = At { key: input.name, split: Split::ByStart, direction: Some(dir), ts: None, line: line.number };
         emit_body(&mut sink, at, body);
@@ -1032,7 +1039,8 @@ mod tests {
         assert_eq!((got[3].0, got[3].2.clone()), (Some(11), None));
         assert_eq!((got[4].0, got[4].2.clone()), (Some(12), Some((Kind::Response, Id::Int(14)))));
         assert_eq!((got[5].0, got[5].2.clone()), (Some(13), Some((Kind::Request, Id::Int(15)))));
-        assert_eq!(p.other_lines, 1);
+        // One other line, and the 6 continuation lines of the body at line 3.
+        assert_eq!(p.other_lines, 7);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(p.errors[0].starts_with("line 12: util.inspect body read only in part"), "{:?}", p.errors);
         assert_eq!(p.dialect, "inspect");

@@ -103,6 +103,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
         match split(line.text) {
             Some(SgLine::Traffic { direction, session, body }) => {
                 let (body, next) = continue_body(input.text, &all, i, body, claims);
+                // Accounting: the body's continuation lines are not traffic
+                // lines of their own (nothing lost: every line is counted once).
+                for l in all.get(i..next).unwrap_or_default() {
+                    if !is_blank(l.text) {
+                        sink.other();
+                    }
+                }
                 i = next;
                 emit_body(&mut sink, at(session.unwrap_or(input.name), direction, line.number), body);
             }
@@ -195,8 +202,9 @@ mod tests {
                 (21, "s2".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(3), true))),
             ]
         );
-        // Starting, port, New SSE connection, stderr, plain stderr, POST.
-        assert_eq!((p.other_lines, p.dialect), (6, "supergateway"));
+        // Starting, port, New SSE connection, stderr, plain stderr, POST, and
+        // the 8 continuation lines of the body at line 5.
+        assert_eq!((p.other_lines, p.dialect), (14, "supergateway"));
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(p.errors[0].starts_with("line 21: util.inspect body read only in part: "), "{:?}", p.errors);
         let Record::Frame(f) = &p.records[1] else { panic!() };

@@ -143,6 +143,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
                 sink.non_json(at, span(input.text, first.text, last).trim_end());
             }
         }
+        // Accounting (nothing lost): the marker line and the record's lines
+        // after its first are not traffic lines of their own.
+        sink.other();
+        let record_lines = all.get(start..i).map_or(0, |ls| ls.iter().filter(|l| !is_blank(l.text)).count());
+        for _ in 1..record_lines {
+            sink.other();
+        }
     }
     sink.finish()
 }
@@ -207,7 +214,8 @@ mod tests {
                 (8, Some(Direction::S2c), Some((Kind::Notification, Id::Absent)), None),
             ]
         );
-        assert_eq!((p.other_lines, p.dialect, p.errors.len()), (0, "twoline", 0));
+        // 8 lines: 3 frames, 2 blank, 3 markers (not traffic of their own).
+        assert_eq!((p.other_lines, p.dialect, p.errors.len()), (3, "twoline", 0));
     }
 
     #[test]
@@ -241,7 +249,8 @@ mod tests {
         // Text after the value: never parses; the record runs to `more`.
         assert_eq!((g[5].3, g[5].4.as_str()), (None, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}} x\nmore"));
         assert_eq!(g[6].4, "// Send:");
-        // The banner and `stray`.
-        assert_eq!(p.other_lines, 2);
+        // Every line is accounted for: 22 = 7 frames + 2 blank + 13 others
+        // (the banner, `stray`, markers and record continuation lines).
+        assert_eq!(p.other_lines, 13);
     }
 }
