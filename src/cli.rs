@@ -553,9 +553,15 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     serde_json::to_writer_pretty(&mut w, &report::json::summary(rep))?;
     w.write_all(b"\n")?;
     w.flush()?;
-    report::csv::findings(rep, create("findings.csv")?).context("writing findings.csv")?;
-    report::csv::pairs(rep, create("pairs.csv")?).context("writing pairs.csv")?;
-    report::csv::batches(rep, create("batches.csv")?).context("writing batches.csv")?;
+    let tables = rep.tables().context("building the tables")?;
+    report::csv::findings(&tables, create("findings.csv")?).context("writing findings.csv")?;
+    report::csv::pairs(&tables, create("pairs.csv")?).context("writing pairs.csv")?;
+    report::csv::batches(&tables, create("batches.csv")?).context("writing batches.csv")?;
+    report::csv::latency(&tables, create("latency.csv")?).context("writing latency.csv")?;
+    for (stem, df) in tables.named() {
+        let name = format!("{stem}.parquet");
+        report::parquet::write(df, create(&name)?).with_context(|| format!("writing {name}"))?;
+    }
     let evidence = read_evidence(rep);
     let latency = analyze::histogram::by_method(rep.analysis);
     let extras = report::html::Extras { evidence: &evidence, latency: &latency, redact };

@@ -94,6 +94,37 @@ impl Req {
             PairStatus::Missing
         }
     }
+
+    /// A request with id `id` and nothing else known (unit tests of other
+    /// modules; `last_progress` is private).
+    #[cfg(test)]
+    pub(crate) fn for_tests(id: Id, direction: Direction) -> Req {
+        Req {
+            valid: id.valid(),
+            id,
+            method: None,
+            direction,
+            ts: None,
+            response_ts: None,
+            latency: None,
+            batch: None,
+            response_position: None,
+            cancelled: false,
+            answered: false,
+            duplicate: false,
+            late: false,
+            on_stream: false,
+            entry: None,
+            loc: crate::record::Location::default(),
+            evidence: (0, 0),
+            input: 0,
+            file: 0,
+            progress: 0,
+            progress_after_response: 0,
+            longest_silence: None,
+            last_progress: None,
+        }
+    }
 }
 
 /// A batch: a JSON array frame (rule 8).

@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod findings;
+pub mod frame;
 pub mod histogram;
 pub mod latency;
 

@@ -2,7 +2,9 @@
 //! compute nothing and open no files (the CLI writes what they return).
 //!
 //! * [`json`] — `summary.json`, the versioned contract for scripts.
-//! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`.
+//! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv`.
+//! * [`parquet`] — the same tables and `sessions` as Parquet
+//!   (`reports/SCHEMA.md`).
 //! * [`terminal`] — the human summary on stdout.
 //! * [`html`] — `report.html`, one self-contained page.
 //! * [`redact`] — secrets out of every output (on unless `--no-redact`).
@@ -10,10 +12,12 @@
 pub mod csv;
 pub mod html;
 pub mod json;
+pub mod parquet;
 pub mod redact;
 pub mod sanitize;
 pub mod terminal;
 
+use crate::analyze::frame::{self, Tables};
 use crate::analyze::{Analysis, SessionSummary};
 
 /// What the run knows about one input (`summary.json` `inputs[]`).
@@ -68,6 +72,26 @@ impl<'a> Report<'a> {
             Some(x) => x.file.as_str(),
             None => "",
         }
+    }
+}
+
+impl frame::Names for Report<'_> {
+    fn input(&self, input: usize) -> &str {
+        self.file(input)
+    }
+    fn file(&self, file: u32) -> &str {
+        self.file_name(file)
+    }
+    fn text<'s>(&self, s: &'s str) -> std::borrow::Cow<'s, str> {
+        sanitize::escape_controls(s)
+    }
+}
+
+impl Report<'_> {
+    /// The run's tables (findings, pairs, batches, latency, sessions) for
+    /// the CSV and Parquet writers.
+    pub fn tables(&self) -> polars::prelude::PolarsResult<Tables> {
+        frame::build(self.analysis, &self.sessions, self)
     }
 }
 
