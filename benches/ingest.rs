@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mcp_audit::analyze::{analyze, Config};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use mcp_audit::analyze::{Config, analyze};
 use mcp_audit::ingest::{self, Input};
 use mcp_audit::reconstruct::build_sessions;
 
@@ -22,7 +22,18 @@ fn corpus(format: &str, ext: &str) -> String {
         let tool = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_traffic.py");
         let ok = Command::new("python3")
             .arg(tool)
-            .args(["--format", format, "--size-mb", "20", "--seed", "7", "--faults", "0.03", "-q", "--out"])
+            .args([
+                "--format",
+                format,
+                "--size-mb",
+                "20",
+                "--seed",
+                "7",
+                "--faults",
+                "0.03",
+                "-q",
+                "--out",
+            ])
             .arg(&path)
             .arg("--manifest")
             .arg(dir.join(format!("{format}.manifest.json")))
@@ -37,18 +48,41 @@ fn corpus(format: &str, ext: &str) -> String {
 
 fn bench(c: &mut Criterion) {
     let cfg = Config::default();
-    for (format, ext) in [("envelope", "ndjson"), ("claude", "log"), ("logger", "log"), ("har", "har")] {
+    for (format, ext) in [
+        ("envelope", "ndjson"),
+        ("claude", "log"),
+        ("logger", "log"),
+        ("har", "har"),
+    ] {
         let text = corpus(format, ext);
         let fmt = ingest::detect_format(&text);
         let mut g = c.benchmark_group(format);
         g.sample_size(10);
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_function("parse", |b| {
-            b.iter(|| ingest::parse(Input { file: 0, name: "corpus", text: &text }, fmt).records.len())
+            b.iter(|| {
+                ingest::parse(
+                    Input {
+                        file: 0,
+                        name: "corpus",
+                        text: &text,
+                    },
+                    fmt,
+                )
+                .records
+                .len()
+            })
         });
         g.bench_function("parse+analyze", |b| {
             b.iter(|| {
-                let p = ingest::parse(Input { file: 0, name: "corpus", text: &text }, fmt);
+                let p = ingest::parse(
+                    Input {
+                        file: 0,
+                        name: "corpus",
+                        text: &text,
+                    },
+                    fmt,
+                );
                 let sessions = build_sessions(vec![(0, p.records, false)]);
                 analyze(&cfg, &sessions).totals.messages
             })

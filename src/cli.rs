@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 
@@ -124,7 +124,9 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
     };
     match num.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * mul).round() as i64),
-        _ => Err(format!("`{text}` is not a duration (use e.g. 60s, 1500ms, 2m)")),
+        _ => Err(format!(
+            "`{text}` is not a duration (use e.g. 60s, 1500ms, 2m)"
+        )),
     }
 }
 
@@ -153,9 +155,15 @@ const PEEK_BYTES: usize = 64 << 10;
 fn streamable(path: &Path) -> Option<ingest::detect::Dialect> {
     use std::io::Read;
     let mut head = vec![0u8; PEEK_BYTES];
-    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).ok()?;
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .ok()?;
     head.truncate(n);
-    let cut = if n < PEEK_BYTES { n } else { memchr::memrchr(b'\n', &head)? + 1 };
+    let cut = if n < PEEK_BYTES {
+        n
+    } else {
+        memchr::memrchr(b'\n', &head)? + 1
+    };
     let text = String::from_utf8_lossy(&head[..cut]);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     match ingest::detect_format(text) {
@@ -184,7 +192,8 @@ fn stream_lines(
     };
     let display = path.display().to_string();
     let mut splitter = reconstruct::session::Splitter::default();
-    let mut states: Vec<Option<(reconstruct::order::LineOrder, analyze::engine::Walker<'_>)>> = Vec::new();
+    let mut states: Vec<Option<(reconstruct::order::LineOrder, analyze::engine::Walker<'_>)>> =
+        Vec::new();
     let mut errors = Vec::new();
     let mut other_lines = 0u64;
     let mut any_frame = false;
@@ -212,20 +221,34 @@ fn stream_lines(
         }
         let parsed: Vec<Parsed> = blocks
             .par_iter()
-            .map(|b| ingest::chunk::parse_block(file_index, &display, &b.text, b.first_line, b.offset, dialect))
+            .map(|b| {
+                ingest::chunk::parse_block(
+                    file_index,
+                    &display,
+                    &b.text,
+                    b.first_line,
+                    b.offset,
+                    dialect,
+                )
+            })
             .collect();
         drop(blocks);
         for p in parsed {
             errors.extend(p.errors);
             other_lines += p.other_lines;
             for rec in p.records {
-                let Some((i, f)) = splitter.push(rec) else { continue };
+                let Some((i, f)) = splitter.push(rec) else {
+                    continue;
+                };
                 any_frame = true;
                 if states.len() <= i {
                     states.resize_with(i + 1, || None);
                 }
                 let st = states[i].get_or_insert_with(|| {
-                    (Default::default(), analyze::engine::Walker::new(cfg, splitter.names[i].clone(), input, false))
+                    (
+                        Default::default(),
+                        analyze::engine::Walker::new(cfg, splitter.names[i].clone(), input, false),
+                    )
                 });
                 st.0.push(f, &mut ready);
                 for f in ready.drain(..) {
@@ -245,25 +268,53 @@ fn stream_lines(
         }
         results.push(walker.finish());
     }
-    let parsed = Parsed { format: "stdio", dialect: dialect.name(), other_lines, ..Default::default() };
-    let warnings: Vec<String> = reader.warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    let parsed = Parsed {
+        format: "stdio",
+        dialect: dialect.name(),
+        other_lines,
+        ..Default::default()
+    };
+    let warnings: Vec<String> = reader
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
     let mut l = finish(display, reader.bytes, parsed, warnings, fatal);
     let prefix = format!("{}: ", l.info.file);
-    l.info.errors.extend(errors.into_iter().map(|e| if e.starts_with(&prefix) { e } else { format!("{prefix}{e}") }));
+    l.info.errors.extend(errors.into_iter().map(|e| {
+        if e.starts_with(&prefix) {
+            e
+        } else {
+            format!("{prefix}{e}")
+        }
+    }));
     if any_frame {
-        l.info.errors.retain(|e| !e.ends_with(&format!("no JSON-RPC traffic found (read as stdio {})", dialect.name())));
+        l.info.errors.retain(|e| {
+            !e.ends_with(&format!(
+                "no JSON-RPC traffic found (read as stdio {})",
+                dialect.name()
+            ))
+        });
     }
     l.info.sessions = results.iter().filter(|r| r.counts.sessions > 0).count();
     l.results = results;
     Some(l)
 }
 
-fn load(spec: &InputSpec, input: usize, format: FormatArg, cfg: &Config, block_bytes: usize) -> Loaded {
+fn load(
+    spec: &InputSpec,
+    input: usize,
+    format: FormatArg,
+    cfg: &Config,
+    block_bytes: usize,
+) -> Loaded {
     let file_index = report::file_id(input, 0);
     match &spec.kind {
         source::InputKind::File(path) => {
             if spec.rotation.is_none() && matches!(format, FormatArg::Auto | FormatArg::Stdio) {
-                if let Some(l) = streamable(path).and_then(|d| stream_lines(path, file_index, input, d, cfg, block_bytes)) {
+                if let Some(l) = streamable(path)
+                    .and_then(|d| stream_lines(path, file_index, input, d, cfg, block_bytes))
+                {
                     return l;
                 }
             }
@@ -295,20 +346,41 @@ fn load(spec: &InputSpec, input: usize, format: FormatArg, cfg: &Config, block_b
                 }
             }
             if halves.iter().all(Option::is_none) && !fatal {
-                errors.push(format!("{display}: no such file or directory (nor its partner {})", s2c.display()));
+                errors.push(format!(
+                    "{display}: no such file or directory (nor its partner {})",
+                    s2c.display()
+                ));
                 fatal = true;
             }
             let bytes = halves.iter().flatten().map(|f| f.bytes).sum();
             // One half alone is read alone, every line in its file's direction
             // (FORMATS.md §8.3.8); say so, since its partner's findings are absent.
             match (&halves[0], &halves[1]) {
-                (Some(_), None) if !fatal => errors.push(format!("{display}: partner {} not found; read alone", s2c.display())),
-                (None, Some(_)) if !fatal => errors.push(format!("{}: partner {display} not found; read alone", s2c.display())),
+                (Some(_), None) if !fatal => errors.push(format!(
+                    "{display}: partner {} not found; read alone",
+                    s2c.display()
+                )),
+                (None, Some(_)) if !fatal => errors.push(format!(
+                    "{}: partner {display} not found; read alone",
+                    s2c.display()
+                )),
                 _ => {}
             }
-            let c = halves[0].as_ref().map(|f| Input { file: file_index, name: &f.display, text: &f.text });
-            let s = halves[1].as_ref().map(|f| Input { file: file_index + 1, name: &f.display, text: &f.text });
-            let parsed = if c.is_some() || s.is_some() { ingest::pair::parse(c, s, name) } else { Parsed::default() };
+            let c = halves[0].as_ref().map(|f| Input {
+                file: file_index,
+                name: &f.display,
+                text: &f.text,
+            });
+            let s = halves[1].as_ref().map(|f| Input {
+                file: file_index + 1,
+                name: &f.display,
+                text: &f.text,
+            });
+            let parsed = if c.is_some() || s.is_some() {
+                ingest::pair::parse(c, s, name)
+            } else {
+                Parsed::default()
+            };
             let display = match (&halves[0], &halves[1]) {
                 (None, Some(f)) => f.display.clone(),
                 _ => display,
@@ -361,7 +433,11 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
             };
         }
     };
-    let input = Input { file: file_index, name: &file.display, text: &file.text };
+    let input = Input {
+        file: file_index,
+        name: &file.display,
+        text: &file.text,
+    };
     let detected = ingest::detect_format(&file.text);
     let fmt = match (format, detected) {
         (FormatArg::Auto, d) => d,
@@ -371,7 +447,11 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
         (FormatArg::Stdio, _) => Format::Unknown,
     };
     let parsed = ingest::parse(input, fmt);
-    let mut warnings: Vec<String> = file.warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    let mut warnings: Vec<String> = file
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
     let damaged = file.damage.is_some();
@@ -383,19 +463,46 @@ fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
     l
 }
 
-fn finish(display: String, bytes: u64, parsed: Parsed, mut errors: Vec<String>, fatal: bool) -> Loaded {
+fn finish(
+    display: String,
+    bytes: u64,
+    parsed: Parsed,
+    mut errors: Vec<String>,
+    fatal: bool,
+) -> Loaded {
     let prefix = format!("{display}: ");
-    errors.extend(parsed.errors.iter().map(|e| if e.starts_with(&prefix) { e.clone() } else { format!("{prefix}{e}") }));
+    errors.extend(parsed.errors.iter().map(|e| {
+        if e.starts_with(&prefix) {
+            e.clone()
+        } else {
+            format!("{prefix}{e}")
+        }
+    }));
     // Read to the end, yet no traffic: say so, so that a gate does not
     // mistake an input it could not use for a clean capture.
-    if parsed.records.is_empty() && !parsed.incomplete && !parsed.format.is_empty() && parsed.format != "unknown" {
-        errors.push(format!("{prefix}no JSON-RPC traffic found (read as {} {})", parsed.format, parsed.dialect));
+    if parsed.records.is_empty()
+        && !parsed.incomplete
+        && !parsed.format.is_empty()
+        && parsed.format != "unknown"
+    {
+        errors.push(format!(
+            "{prefix}no JSON-RPC traffic found (read as {} {})",
+            parsed.format, parsed.dialect
+        ));
     }
     Loaded {
         info: InputInfo {
             file: display,
-            format: if parsed.format.is_empty() { "unknown".into() } else { parsed.format.into() },
-            dialect: if parsed.dialect.is_empty() { "unknown".into() } else { parsed.dialect.into() },
+            format: if parsed.format.is_empty() {
+                "unknown".into()
+            } else {
+                parsed.format.into()
+            },
+            dialect: if parsed.dialect.is_empty() {
+                "unknown".into()
+            } else {
+                parsed.dialect.into()
+            },
             sessions: 0,
             bytes,
             errors,
@@ -422,18 +529,35 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         if n == 0 || n > MAX_THREADS {
             bail!("--threads must be between 1 and {MAX_THREADS}");
         }
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().ok();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .ok();
     }
     if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
         bail!("--slow-factor must be a positive number");
     }
-    let cfg = Config { timeout_us: args.timeout, slow_us: args.slow, slow_factor: args.slow_factor };
+    let cfg = Config {
+        timeout_us: args.timeout,
+        slow_us: args.slow,
+        slow_factor: args.slow_factor,
+    };
     let specs = source::expand(&args.inputs);
     if specs.is_empty() {
-        bail!("no input files found in {}", args.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "no input files found in {}",
+            args.inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
-    let loaded: Vec<Loaded> =
-        specs.par_iter().enumerate().map(|(i, s)| load(s, i, args.format, &cfg, args.block_bytes)).collect();
+    let loaded: Vec<Loaded> = specs
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| load(s, i, args.format, &cfg, args.block_bytes))
+        .collect();
     let mut infos = Vec::with_capacity(loaded.len());
     let mut records: Vec<(usize, Vec<Record>, bool)> = Vec::with_capacity(loaded.len());
     let mut streamed: Vec<(usize, Vec<analyze::SessionResult>)> = Vec::new();
@@ -443,7 +567,11 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         let stderr = std::io::stderr();
         let mut e = stderr.lock();
         for msg in &l.info.errors {
-            let _ = writeln!(e, "mcp-audit: {}", crate::report::terminal::sanitize(msg, 400));
+            let _ = writeln!(
+                e,
+                "mcp-audit: {}",
+                crate::report::terminal::sanitize(msg, 400)
+            );
         }
         any_fatal |= l.fatal;
         if !l.results.is_empty() {
@@ -480,10 +608,16 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     }
     // Walk the sessions read whole, then merge with the streamed ones in
     // input order (deterministic for any thread count).
-    let walked: Vec<analyze::SessionResult> = sessions.par_iter().map(|s| analyze::engine::walk(&cfg, s)).collect();
+    let walked: Vec<analyze::SessionResult> = sessions
+        .par_iter()
+        .map(|s| analyze::engine::walk(&cfg, s))
+        .collect();
     drop(sessions);
-    let mut all: Vec<(usize, usize, analyze::SessionResult)> =
-        walked.into_iter().enumerate().map(|(n, r)| (r.input, n, r)).collect();
+    let mut all: Vec<(usize, usize, analyze::SessionResult)> = walked
+        .into_iter()
+        .enumerate()
+        .map(|(n, r)| (r.input, n, r))
+        .collect();
     for (input, results) in streamed {
         all.extend(results.into_iter().enumerate().map(|(n, r)| (input, n, r)));
     }
@@ -544,10 +678,13 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("--out {}: not a directory", dir.display());
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("creating output directory {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating output directory {}", dir.display()))?;
     let create = |name: &str| -> Result<std::io::BufWriter<std::fs::File>> {
         let p = dir.join(name);
-        Ok(std::io::BufWriter::new(std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?))
+        Ok(std::io::BufWriter::new(
+            std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
+        ))
     };
     let mut w = create("summary.json")?;
     serde_json::to_writer_pretty(&mut w, &report::json::summary(rep))?;
@@ -564,7 +701,11 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     }
     let evidence = read_evidence(rep);
     let latency = analyze::histogram::by_method(rep.analysis);
-    let extras = report::html::Extras { evidence: &evidence, latency: &latency, redact };
+    let extras = report::html::Extras {
+        evidence: &evidence,
+        latency: &latency,
+        redact,
+    };
     report::html::render(rep, &extras, create("report.html")?).context("writing report.html")?;
     Ok(())
 }
@@ -573,8 +714,11 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
 /// JSON is not kept in memory), one pass per file, files in parallel. A
 /// file that cannot be read again (moved, changed) only loses its
 /// evidence.
-fn read_evidence(rep: &Report<'_>) -> std::collections::HashMap<report::html::EvidenceKey, source::Excerpt> {
-    let mut by_file: std::collections::BTreeMap<u32, Vec<(u64, u32)>> = std::collections::BTreeMap::new();
+fn read_evidence(
+    rep: &Report<'_>,
+) -> std::collections::HashMap<report::html::EvidenceKey, source::Excerpt> {
+    let mut by_file: std::collections::BTreeMap<u32, Vec<(u64, u32)>> =
+        std::collections::BTreeMap::new();
     for (file, off, len) in report::html::evidence_wanted(rep) {
         by_file.entry(file).or_default().push((off, len));
     }
@@ -582,7 +726,8 @@ fn read_evidence(rep: &Report<'_>) -> std::collections::HashMap<report::html::Ev
         .into_par_iter()
         .flat_map_iter(|(file, ranges)| {
             let path = PathBuf::from(rep.file_name(file));
-            let got = source::evidence(&path, &ranges, report::html::READ_WINDOW).unwrap_or_default();
+            let got =
+                source::evidence(&path, &ranges, report::html::READ_WINDOW).unwrap_or_default();
             ranges
                 .into_iter()
                 .zip(got)

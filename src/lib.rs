@@ -10,10 +10,10 @@
 //! Modules are listed in pipeline order.
 #![deny(missing_docs)]
 
-pub mod source;
-pub mod ingest;
-pub mod record;
-pub mod reconstruct;
 pub mod analyze;
-pub mod report;
 pub mod cli;
+pub mod ingest;
+pub mod reconstruct;
+pub mod record;
+pub mod report;
+pub mod source;

@@ -62,7 +62,9 @@ pub enum SourceError {
     #[error("{0}: binary file (NUL byte at byte offset {1}), not a text capture")]
     Binary(String, u64),
     /// A NUL byte in the decompressed text of a `.gz` / `.zst` file.
-    #[error("{0}: binary content (NUL byte at byte offset {1} of the decompressed text), not a text capture")]
+    #[error(
+        "{0}: binary content (NUL byte at byte offset {1} of the decompressed text), not a text capture"
+    )]
     BinaryDecompressed(String, u64),
     /// A glob that matched no input.
     #[error("{0}: no file matches this pattern")]
@@ -121,7 +123,9 @@ pub const MAX_DECOMPRESSED_LIMIT: u64 = 8 << 30;
 /// `clamp(MAX_RATIO × compressed, MIN_DECOMPRESSED_LIMIT, MAX_DECOMPRESSED_LIMIT)`.
 /// Decompression never holds more than this (plus one read chunk) in memory.
 pub fn decompressed_limit(compressed: u64) -> u64 {
-    compressed.saturating_mul(MAX_RATIO).clamp(MIN_DECOMPRESSED_LIMIT, MAX_DECOMPRESSED_LIMIT)
+    compressed
+        .saturating_mul(MAX_RATIO)
+        .clamp(MIN_DECOMPRESSED_LIMIT, MAX_DECOMPRESSED_LIMIT)
 }
 
 /// What was kept of a damaged compressed stream: after a truncation, the
@@ -140,7 +144,11 @@ pub struct Salvage {
 impl fmt::Display for Salvage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.lines == 0 {
-            write!(f, "no whole line before it can be kept ({} decoded byte(s) dropped), nothing analysed", self.dropped)
+            write!(
+                f,
+                "no whole line before it can be kept ({} decoded byte(s) dropped), nothing analysed",
+                self.dropped
+            )
         } else {
             write!(
                 f,
@@ -155,7 +163,9 @@ impl fmt::Display for Salvage {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StreamError {
     /// The stream is damaged at `offset` (bytes into the compressed file).
-    #[error("{file}: corrupt {format} stream at compressed byte offset {offset} of {size} ({detail}); {salvage}")]
+    #[error(
+        "{file}: corrupt {format} stream at compressed byte offset {offset} of {size} ({detail}); {salvage}"
+    )]
     Corrupt {
         /// Display name.
         file: String,
@@ -171,7 +181,9 @@ pub enum StreamError {
         salvage: Salvage,
     },
     /// The file ends inside the stream.
-    #[error("{file}: truncated {format} stream: the file ends at byte offset {size} inside the stream; {salvage}")]
+    #[error(
+        "{file}: truncated {format} stream: the file ends at byte offset {size} inside the stream; {salvage}"
+    )]
     Truncated {
         /// Display name.
         file: String,
@@ -288,7 +300,10 @@ pub struct Rotation {
 impl InputSpec {
     /// A plain single-file input (no rotation group).
     pub fn file(path: impl Into<PathBuf>) -> Self {
-        InputSpec { kind: InputKind::File(path.into()), rotation: None }
+        InputSpec {
+            kind: InputKind::File(path.into()),
+            rotation: None,
+        }
     }
 
     /// The name used in outputs: the file, the pair's client-to-server
@@ -306,7 +321,9 @@ impl InputSpec {
     pub fn error(&self) -> Option<SourceError> {
         match &self.kind {
             InputKind::NoMatch(p) => Some(SourceError::NoMatch(p.clone())),
-            InputKind::BadPattern { pattern, reason } => Some(SourceError::BadPattern(pattern.clone(), reason.clone())),
+            InputKind::BadPattern { pattern, reason } => {
+                Some(SourceError::BadPattern(pattern.clone(), reason.clone()))
+            }
             _ => None,
         }
     }
@@ -343,7 +360,10 @@ pub fn expand(paths: &[PathBuf]) -> Vec<InputSpec> {
                         items.push(Item::Bad(InputKind::NoMatch(s.into_owned())));
                     }
                 }
-                Err(reason) => items.push(Item::Bad(InputKind::BadPattern { pattern: s.into_owned(), reason })),
+                Err(reason) => items.push(Item::Bad(InputKind::BadPattern {
+                    pattern: s.into_owned(),
+                    reason,
+                })),
             }
         } else {
             items.push(Item::File(p.clone()));
@@ -399,13 +419,20 @@ fn walk_in(dir: &Path, out: &mut Vec<Item>, depth: usize, seen: &mut HashSet<Pat
 /// directory already visited. Results are sorted and deduplicated.
 fn glob_paths(pattern: &str) -> Result<Vec<PathBuf>, String> {
     glob::Pattern::new(pattern).map_err(|e| e.to_string())?;
-    let opts = glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
     let mut current: Vec<PathBuf> = vec![PathBuf::new()];
     let comps: Vec<Component<'_>> = Path::new(pattern).components().collect();
     for (i, comp) in comps.iter().enumerate() {
         let last = i + 1 == comps.len();
         let Component::Normal(name) = comp else {
-            current = current.into_iter().map(|p| p.join(comp.as_os_str())).collect();
+            current = current
+                .into_iter()
+                .map(|p| p.join(comp.as_os_str()))
+                .collect();
             continue;
         };
         let name = name.to_string_lossy();
@@ -419,8 +446,14 @@ fn glob_paths(pattern: &str) -> Result<Vec<PathBuf>, String> {
         } else if name.contains(['*', '?', '[']) {
             let pat = glob::Pattern::new(&name).map_err(|e| e.to_string())?;
             for base in &current {
-                let dir = if base.as_os_str().is_empty() { Path::new(".") } else { base.as_path() };
-                let Ok(rd) = std::fs::read_dir(dir) else { continue };
+                let dir = if base.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    base.as_path()
+                };
+                let Ok(rd) = std::fs::read_dir(dir) else {
+                    continue;
+                };
                 let mut found: Vec<PathBuf> = rd
                     .filter_map(|e| e.ok())
                     .filter(|e| pat.matches_with(&e.file_name().to_string_lossy(), opts))
@@ -431,7 +464,11 @@ fn glob_paths(pattern: &str) -> Result<Vec<PathBuf>, String> {
                 next.extend(found);
             }
         } else {
-            next = current.iter().map(|p| p.join(&*name)).filter(|p| if last { p.exists() } else { p.is_dir() }).collect();
+            next = current
+                .iter()
+                .map(|p| p.join(&*name))
+                .filter(|p| if last { p.exists() } else { p.is_dir() })
+                .collect();
         }
         current = next;
         if current.is_empty() {
@@ -451,14 +488,20 @@ fn dirs_below(base: &Path, depth: usize, seen: &mut HashSet<PathBuf>, out: &mut 
     if depth > MAX_DEPTH {
         return;
     }
-    let dir = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    let dir = if base.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base
+    };
     if let Ok(c) = std::fs::canonicalize(dir)
         && !seen.insert(c)
     {
         return;
     }
     out.push(base.to_path_buf());
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut subs: Vec<PathBuf> = rd
         .filter_map(|e| e.ok())
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
@@ -495,10 +538,15 @@ enum Age {
 fn split_name(name: &str) -> NameParts {
     let (rest, compression) = COMPRESSED_EXTS
         .iter()
-        .find_map(|ext| name.strip_suffix(ext).filter(|r| !r.is_empty()).map(|r| (r, *ext)))
+        .find_map(|ext| {
+            name.strip_suffix(ext)
+                .filter(|r| !r.is_empty())
+                .map(|r| (r, *ext))
+        })
         .unwrap_or((name, ""));
     let numbered = rest.rsplit_once('.').and_then(|(stem, n)| {
-        let ok = !stem.is_empty() && (1..=6).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit());
+        let ok =
+            !stem.is_empty() && (1..=6).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit());
         let v: u64 = if ok { n.parse().ok()? } else { return None };
         Some((stem, Age::Numbered(std::cmp::Reverse(v))))
     });
@@ -508,7 +556,20 @@ fn split_name(name: &str) -> NameParts {
                 && (8..=14).contains(&d.len())
                 && d.len() % 2 == 0
                 && d.bytes().all(|b| b.is_ascii_digit())
-                && matches!(&d[4..6], "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12")
+                && matches!(
+                    &d[4..6],
+                    "01" | "02"
+                        | "03"
+                        | "04"
+                        | "05"
+                        | "06"
+                        | "07"
+                        | "08"
+                        | "09"
+                        | "10"
+                        | "11"
+                        | "12"
+                )
                 && (1..=31).contains(&d[6..8].parse::<u32>().unwrap_or(0));
             ok.then(|| (stem, Age::Dated(format!("{d:0<14}"))))
         })
@@ -520,7 +581,12 @@ fn split_name(name: &str) -> NameParts {
             compression: compression.to_string(),
             age,
         },
-        None => NameParts { stem: rest.to_string(), rotation: String::new(), compression: compression.to_string(), age: Age::Current },
+        None => NameParts {
+            stem: rest.to_string(),
+            rotation: String::new(),
+            compression: compression.to_string(),
+            age: Age::Current,
+        },
     }
 }
 
@@ -534,7 +600,10 @@ fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
     for item in items {
         let f = match item {
             Item::Bad(kind) => {
-                let spec = InputSpec { kind, rotation: None };
+                let spec = InputSpec {
+                    kind,
+                    rotation: None,
+                };
                 if !out.contains(&spec) {
                     out.push(spec);
                 }
@@ -545,7 +614,10 @@ fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
         let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
         let parts = f.file_name().map(|n| split_name(&n.to_string_lossy()));
         let half = parts.as_ref().and_then(|p| {
-            p.stem.strip_suffix(C2S_SUFFIX).map(|b| (b, true)).or_else(|| p.stem.strip_suffix(S2C_SUFFIX).map(|b| (b, false)))
+            p.stem
+                .strip_suffix(C2S_SUFFIX)
+                .map(|b| (b, true))
+                .or_else(|| p.stem.strip_suffix(S2C_SUFFIX).map(|b| (b, false)))
         });
         let (Some(parts), Some((base, is_c2s))) = (&parts, half) else {
             if files.insert(f.clone()) {
@@ -554,7 +626,13 @@ fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
             continue;
         };
         let key = (dir.clone(), base.to_string(), parts.rotation.clone());
-        let partner_name = |c2s: bool| format!("{base}{}{}", if c2s { C2S_SUFFIX } else { S2C_SUFFIX }, parts.rotation);
+        let partner_name = |c2s: bool| {
+            format!(
+                "{base}{}{}",
+                if c2s { C2S_SUFFIX } else { S2C_SUFFIX },
+                parts.rotation
+            )
+        };
         match pairs.get(&key) {
             Some(&i) => {
                 // The other half (or the same one again): take its real path.
@@ -564,9 +642,20 @@ fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
             }
             None => {
                 let partner = find_partner(&dir, &partner_name(!is_c2s), &parts.compression);
-                let (c2s, s2c) = if is_c2s { (f.clone(), partner) } else { (partner, f.clone()) };
+                let (c2s, s2c) = if is_c2s {
+                    (f.clone(), partner)
+                } else {
+                    (partner, f.clone())
+                };
                 pairs.insert(key, out.len());
-                out.push(InputSpec { kind: InputKind::Pair { name: base.to_string(), c2s, s2c }, rotation: None });
+                out.push(InputSpec {
+                    kind: InputKind::Pair {
+                        name: base.to_string(),
+                        c2s,
+                        s2c,
+                    },
+                    rotation: None,
+                });
             }
         }
     }
@@ -606,7 +695,11 @@ fn group_rotations(specs: Vec<InputSpec>) -> Vec<InputSpec> {
             members.entry(g.as_str()).or_default().push(i);
         }
     }
-    members.retain(|_, v| v.len() >= 2 && v.iter().any(|&i| keys[i].as_ref().is_some_and(|(_, a)| *a != Age::Current)));
+    members.retain(|_, v| {
+        v.len() >= 2
+            && v.iter()
+                .any(|&i| keys[i].as_ref().is_some_and(|(_, a)| *a != Age::Current))
+    });
     let mut slots: Vec<Option<InputSpec>> = specs.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
     for i in 0..slots.len() {
@@ -623,13 +716,20 @@ fn group_rotations(specs: Vec<InputSpec>) -> Vec<InputSpec> {
         }
         let mut order = group.clone();
         order.sort_by(|&a, &b| {
-            let (ka, kb) = (&keys[a].as_ref().expect("member has a key").1, &keys[b].as_ref().expect("member has a key").1);
+            let (ka, kb) = (
+                &keys[a].as_ref().expect("member has a key").1,
+                &keys[b].as_ref().expect("member has a key").1,
+            );
             ka.cmp(kb).then(a.cmp(&b))
         });
         let len = order.len();
         for (index, m) in order.into_iter().enumerate() {
             if let Some(mut s) = slots[m].take() {
-                s.rotation = Some(Rotation { group: g.clone(), index, len });
+                s.rotation = Some(Rotation {
+                    group: g.clone(),
+                    index,
+                    len,
+                });
                 out.push(s);
             }
         }
@@ -644,7 +744,9 @@ pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
     check_head(path, &display)?;
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SourceError::NotFound(display)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SourceError::NotFound(display));
+        }
         Err(e) => return Err(SourceError::Unreadable(display, e)),
     };
     let Some(format) = Compression::sniff(&bytes) else {
@@ -664,7 +766,9 @@ fn check_regular(path: &Path, display: &str) -> Result<(), SourceError> {
     use std::os::unix::fs::FileTypeExt;
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(SourceError::NotFound(display.into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SourceError::NotFound(display.into()));
+        }
         Err(e) => return Err(SourceError::Unreadable(display.into(), e)),
     };
     let ft = meta.file_type();
@@ -740,9 +844,12 @@ impl BlockReader {
         let display = path.display().to_string();
         check_regular(path, &display)?;
         check_head(path, &display)?;
-        let mut file = std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        let mut file =
+            std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
         let mut head = [0u8; 4];
-        let n = file.read(&mut head).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        let n = file
+            .read(&mut head)
+            .map_err(|e| SourceError::Unreadable(display.clone(), e))?;
         if Compression::sniff(&head[..n]).is_some() {
             return Ok(None);
         }
@@ -751,7 +858,11 @@ impl BlockReader {
         if carry.starts_with(b"\xEF\xBB") {
             // Complete a possible BOM so it can be dropped below.
             let mut rest = [0u8; 1];
-            if file.read(&mut rest).map_err(|e| SourceError::Unreadable(display.clone(), e))? == 1 {
+            if file
+                .read(&mut rest)
+                .map_err(|e| SourceError::Unreadable(display.clone(), e))?
+                == 1
+            {
                 carry.push(rest[0]);
             }
         }
@@ -760,13 +871,26 @@ impl BlockReader {
             carry.drain(..3);
             next_offset = 3;
         }
-        Ok(Some(BlockReader { file, display, carry, next_line: 1, next_offset, eof: false, bytes, warnings: Vec::new() }))
+        Ok(Some(BlockReader {
+            file,
+            display,
+            carry,
+            next_line: 1,
+            next_offset,
+            eof: false,
+            bytes,
+            warnings: Vec::new(),
+        }))
     }
 
     /// The next block of about `target` bytes (more when no safe cut comes
     /// sooner), or `None` at the end. `safe` tells whether a line (its
     /// bytes) may start a block.
-    pub fn next_block(&mut self, target: usize, safe: fn(&[u8]) -> bool) -> Result<Option<Block>, SourceError> {
+    pub fn next_block(
+        &mut self,
+        target: usize,
+        safe: fn(&[u8]) -> bool,
+    ) -> Result<Option<Block>, SourceError> {
         use std::io::Read;
         let mut buf = std::mem::take(&mut self.carry);
         let cut = loop {
@@ -774,7 +898,10 @@ impl BlockReader {
                 let want = target.max(1) - buf.len();
                 let start = buf.len();
                 buf.resize(start + want, 0);
-                let n = self.file.read(&mut buf[start..]).map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
+                let n = self
+                    .file
+                    .read(&mut buf[start..])
+                    .map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
                 buf.truncate(start + n);
                 if n == 0 {
                     self.eof = true;
@@ -803,7 +930,10 @@ impl BlockReader {
                     // No safe cut yet: read more.
                     let start = buf.len();
                     buf.resize(start + target.max(1), 0);
-                    let n = self.file.read(&mut buf[start..]).map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
+                    let n = self
+                        .file
+                        .read(&mut buf[start..])
+                        .map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
                     buf.truncate(start + n);
                     if n == 0 {
                         self.eof = true;
@@ -835,7 +965,11 @@ impl BlockReader {
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }
         };
-        Ok(Some(Block { text, first_line, offset }))
+        Ok(Some(Block {
+            text,
+            first_line,
+            offset,
+        }))
     }
 }
 
@@ -845,7 +979,13 @@ pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFi
     decode_text(display, path, bytes, size, false)
 }
 
-fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decompressed: bool) -> Result<SourceFile, SourceError> {
+fn decode_text(
+    display: String,
+    path: PathBuf,
+    bytes: Vec<u8>,
+    size: u64,
+    decompressed: bool,
+) -> Result<SourceFile, SourceError> {
     if bytes.is_empty() {
         return Err(SourceError::Empty(display));
     }
@@ -853,7 +993,11 @@ fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decomp
         return Err(SourceError::Blank(display, bytes.len() as u64));
     }
     if let Some(i) = memchr::memchr(0, &bytes) {
-        return Err(if decompressed { SourceError::BinaryDecompressed(display, i as u64) } else { SourceError::Binary(display, i as u64) });
+        return Err(if decompressed {
+            SourceError::BinaryDecompressed(display, i as u64)
+        } else {
+            SourceError::Binary(display, i as u64)
+        });
     }
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let mut warnings = Vec::new();
@@ -864,7 +1008,11 @@ fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decomp
             warnings.push(format!(
                 "invalid UTF-8 at byte offset {}{}; such bytes are read as U+FFFD",
                 e.utf8_error().valid_up_to(),
-                if decompressed { " of the decompressed text" } else { "" }
+                if decompressed {
+                    " of the decompressed text"
+                } else {
+                    ""
+                }
             ));
             String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
@@ -872,7 +1020,15 @@ fn decode_text(display: String, path: PathBuf, bytes: Vec<u8>, size: u64, decomp
     if bom {
         text.drain(..3);
     }
-    Ok(SourceFile { path, display, text, bytes: size, warnings, compression: None, damage: None })
+    Ok(SourceFile {
+        path,
+        display,
+        text,
+        bytes: size,
+        warnings,
+        compression: None,
+        damage: None,
+    })
 }
 
 /// How a decompression stopped early.
@@ -880,11 +1036,17 @@ enum Stop {
     /// Damage found at `offset`; the first `verified` output bytes come from
     /// gzip members / zstd frames that ended intact (checksum checked), the
     /// rest may already be garbage.
-    Corrupt { offset: u64, detail: String, verified: usize },
+    Corrupt {
+        offset: u64,
+        detail: String,
+        verified: usize,
+    },
     /// The input ended inside a stream: everything decoded is what was
     /// compressed, only the end is missing.
     Truncated,
-    TooLarge { offset: u64 },
+    TooLarge {
+        offset: u64,
+    },
 }
 
 /// Decompresses `data` (all of it: several gzip members / zstd frames) with
@@ -896,7 +1058,12 @@ enum Stop {
 /// that ended intact before it, since a decoder may emit garbage for a while
 /// before it notices damage. A stream that yields no whole line, or passes
 /// the limit, is an error.
-pub fn decompress(display: &str, format: Compression, data: &[u8], limit: u64) -> Result<(Vec<u8>, Option<StreamError>), SourceError> {
+pub fn decompress(
+    display: &str,
+    format: Compression,
+    data: &[u8],
+    limit: u64,
+) -> Result<(Vec<u8>, Option<StreamError>), SourceError> {
     let (mut out, stop) = match format {
         Compression::Gzip => gunzip(data, limit),
         Compression::Zstd => unzstd(data, limit),
@@ -913,24 +1080,55 @@ pub fn decompress(display: &str, format: Compression, data: &[u8], limit: u64) -
             out.clear();
         }
         let lines = memchr::memchr_iter(b'\n', out).count() as u64;
-        Salvage { lines, kept: out.len() as u64, dropped: decoded - out.len() as u64 }
+        Salvage {
+            lines,
+            kept: out.len() as u64,
+            dropped: decoded - out.len() as u64,
+        }
     };
     let err = match stop {
         None => return Ok((out, None)),
         Some(Stop::TooLarge { offset }) => {
-            return Err(StreamError::TooLarge { file, format, size, offset, limit }.into());
+            return Err(StreamError::TooLarge {
+                file,
+                format,
+                size,
+                offset,
+                limit,
+            }
+            .into());
         }
-        Some(Stop::Corrupt { offset, detail, verified }) => {
+        Some(Stop::Corrupt {
+            offset,
+            detail,
+            verified,
+        }) => {
             let salvage = salvage(&mut out, verified);
-            StreamError::Corrupt { file, format, offset, size, detail, salvage }
+            StreamError::Corrupt {
+                file,
+                format,
+                offset,
+                size,
+                detail,
+                salvage,
+            }
         }
         Some(Stop::Truncated) => {
             let all = out.len();
             let salvage = salvage(&mut out, all);
-            StreamError::Truncated { file, format, size, salvage }
+            StreamError::Truncated {
+                file,
+                format,
+                size,
+                salvage,
+            }
         }
     };
-    if out.is_empty() { Err(err.into()) } else { Ok((out, Some(err))) }
+    if out.is_empty() {
+        Err(err.into())
+    } else {
+        Ok((out, Some(err)))
+    }
 }
 
 /// Read chunk of the gzip decoder.
@@ -961,7 +1159,11 @@ fn gunzip(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
                     let stop = if rest == 0 && e.kind() == std::io::ErrorKind::UnexpectedEof {
                         Stop::Truncated
                     } else {
-                        Stop::Corrupt { offset: (data.len() - rest) as u64, detail: e.to_string(), verified }
+                        Stop::Corrupt {
+                            offset: (data.len() - rest) as u64,
+                            detail: e.to_string(),
+                            verified,
+                        }
                     };
                     return (out, Some(stop));
                 }
@@ -973,7 +1175,14 @@ fn gunzip(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
             // never loop on input.
             let offset = (data.len() - rest.len()) as u64;
             let verified = out.len();
-            return (out, Some(Stop::Corrupt { offset, detail: "gzip member yields nothing".into(), verified }));
+            return (
+                out,
+                Some(Stop::Corrupt {
+                    offset,
+                    detail: "gzip member yields nothing".into(),
+                    verified,
+                }),
+            );
         }
         input = rest;
     }
@@ -994,7 +1203,10 @@ fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
         let verified = out.len();
         match dec.init(&mut input) {
             Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { length, .. })) => {
+            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+                length,
+                ..
+            })) => {
                 match input.get(length as usize..) {
                     Some(rest) => input = rest,
                     None => return (out, Some(Stop::Truncated)),
@@ -1003,10 +1215,20 @@ fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
             }
             Err(_) if input.is_empty() => return (out, Some(Stop::Truncated)),
             // The offset of the frame whose header is bad.
-            Err(e) => return (out, Some(Stop::Corrupt { offset: at(frame_start), detail: e.to_string(), verified })),
+            Err(e) => {
+                return (
+                    out,
+                    Some(Stop::Corrupt {
+                        offset: at(frame_start),
+                        detail: e.to_string(),
+                        verified,
+                    }),
+                );
+            }
         }
         loop {
-            if let Err(e) = dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20)) {
+            if let Err(e) = dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
+            {
                 if input.is_empty() {
                     // Truncated: what the complete blocks produced is good.
                     if (out.len() + dec.can_collect()) as u64 <= limit {
@@ -1014,23 +1236,46 @@ fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
                     }
                     return (out, Some(Stop::Truncated));
                 }
-                return (out, Some(Stop::Corrupt { offset: at(input), detail: e.to_string(), verified }));
+                return (
+                    out,
+                    Some(Stop::Corrupt {
+                        offset: at(input),
+                        detail: e.to_string(),
+                        verified,
+                    }),
+                );
             }
             if (out.len() + dec.can_collect()) as u64 > limit {
                 return (out, Some(Stop::TooLarge { offset: at(input) }));
             }
             if let Err(e) = dec.collect_to_writer(&mut out) {
-                return (out, Some(Stop::Corrupt { offset: at(input), detail: e.to_string(), verified }));
+                return (
+                    out,
+                    Some(Stop::Corrupt {
+                        offset: at(input),
+                        detail: e.to_string(),
+                        verified,
+                    }),
+                );
             }
             if dec.is_finished() {
                 break;
             }
         }
-        if let (Some(want), Some(got)) = (dec.get_checksum_from_data(), dec.get_calculated_checksum())
+        if let (Some(want), Some(got)) =
+            (dec.get_checksum_from_data(), dec.get_calculated_checksum())
             && want != got
         {
-            let detail = format!("content checksum {got:08x} does not match the frame's {want:08x}");
-            return (out, Some(Stop::Corrupt { offset: at(input), detail, verified }));
+            let detail =
+                format!("content checksum {got:08x} does not match the frame's {want:08x}");
+            return (
+                out,
+                Some(Stop::Corrupt {
+                    offset: at(input),
+                    detail,
+                    verified,
+                }),
+            );
         }
     }
     (out, None)
@@ -1052,7 +1297,11 @@ pub struct Excerpt {
 /// each `(offset, len)` byte range of its decoded text (the ranges of
 /// `Finding::evidence`), each cut to at most `max` bytes; `None` for a
 /// range that no longer lies in the file (it changed since the run read it).
-pub fn evidence(path: &Path, ranges: &[(u64, u32)], max: usize) -> Result<Vec<Option<Excerpt>>, SourceError> {
+pub fn evidence(
+    path: &Path,
+    ranges: &[(u64, u32)],
+    max: usize,
+) -> Result<Vec<Option<Excerpt>>, SourceError> {
     let f = read(path)?;
     let text = f.text.as_str();
     Ok(ranges
@@ -1067,7 +1316,11 @@ pub fn evidence(path: &Path, ranges: &[(u64, u32)], max: usize) -> Result<Vec<Op
             while !text.is_char_boundary(stop) {
                 stop -= 1;
             }
-            Some(Excerpt { text: text[start..stop].to_string(), len: u64::from(len), cut: stop < end })
+            Some(Excerpt {
+                text: text[start..stop].to_string(),
+                len: u64::from(len),
+                cut: stop < end,
+            })
         })
         .collect())
 }
@@ -1090,7 +1343,9 @@ mod tests {
     fn names(v: &[InputSpec]) -> Vec<String> {
         v.iter()
             .map(|s| match &s.kind {
-                InputKind::File(p) | InputKind::Pair { c2s: p, .. } => p.file_name().unwrap().to_string_lossy().into_owned(),
+                InputKind::File(p) | InputKind::Pair { c2s: p, .. } => {
+                    p.file_name().unwrap().to_string_lossy().into_owned()
+                }
                 _ => s.display(),
             })
             .collect()
@@ -1106,7 +1361,10 @@ mod tests {
     fn log_text(lines: usize) -> Vec<u8> {
         let mut s = String::new();
         for i in 0..lines {
-            s.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\",\"params\":{{\"n\":{}}}}}\n", i * 7919 % 10007));
+            s.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\",\"params\":{{\"n\":{}}}}}\n",
+                i * 7919 % 10007
+            ));
         }
         s.into_bytes()
     }
@@ -1114,7 +1372,10 @@ mod tests {
     #[test]
     fn fifos_devices_and_utf16_are_refused_before_reading() {
         let e = read(Path::new("/dev/zero")).unwrap_err();
-        assert_eq!(e.to_string(), "/dev/zero: not a regular file (a device); give a capture file");
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: not a regular file (a device); give a capture file"
+        );
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("u16.har");
         std::fs::write(&p, b"\xFF\xFE{\0\"\0").unwrap();
@@ -1135,16 +1396,29 @@ mod tests {
         }
         assert_eq!(
             got,
-            vec![(1, 3, "1 a\nx\nx\n".to_string()), (4, 11, "2 b\nx\n".to_string()), (6, 17, "3 c\n".to_string())]
+            vec![
+                (1, 3, "1 a\nx\nx\n".to_string()),
+                (4, 11, "2 b\nx\n".to_string()),
+                (6, 17, "3 c\n".to_string())
+            ]
         );
     }
 
     #[test]
     fn decode_rules() {
         let p = PathBuf::from("x");
-        assert!(matches!(decode("x".into(), p.clone(), b"".to_vec()), Err(SourceError::Empty(_))));
-        assert!(matches!(decode("x".into(), p.clone(), b" \n".to_vec()), Err(SourceError::Blank(_, 2))));
-        assert!(matches!(decode("x".into(), p.clone(), b"ab\0c".to_vec()), Err(SourceError::Binary(_, 2))));
+        assert!(matches!(
+            decode("x".into(), p.clone(), b"".to_vec()),
+            Err(SourceError::Empty(_))
+        ));
+        assert!(matches!(
+            decode("x".into(), p.clone(), b" \n".to_vec()),
+            Err(SourceError::Blank(_, 2))
+        ));
+        assert!(matches!(
+            decode("x".into(), p.clone(), b"ab\0c".to_vec()),
+            Err(SourceError::Binary(_, 2))
+        ));
         let f = decode("x".into(), p.clone(), b"\xEF\xBB\xBF{}".to_vec()).unwrap();
         assert_eq!(f.text, "{}");
         let f = decode("x".into(), p, b"{\xff}".to_vec()).unwrap();
@@ -1154,7 +1428,10 @@ mod tests {
 
     #[test]
     fn pairs_are_one_input() {
-        let v = expand(&[PathBuf::from("a/x.client-to-server.jsonl"), PathBuf::from("a/x.server-to-client.jsonl")]);
+        let v = expand(&[
+            PathBuf::from("a/x.client-to-server.jsonl"),
+            PathBuf::from("a/x.server-to-client.jsonl"),
+        ]);
         assert_eq!(v.len(), 1);
         assert!(matches!(&v[0].kind, InputKind::Pair { name, .. } if name == "x"));
         assert_eq!(v[0].rotation, None);
@@ -1163,31 +1440,55 @@ mod tests {
     #[test]
     fn compressed_pairs_find_their_partner() {
         let d = tempfile::tempdir().unwrap();
-        touch(d.path(), &["x.client-to-server.jsonl.gz", "x.server-to-client.jsonl", "y.server-to-client.jsonl.zst"]);
+        touch(
+            d.path(),
+            &[
+                "x.client-to-server.jsonl.gz",
+                "x.server-to-client.jsonl",
+                "y.server-to-client.jsonl.zst",
+            ],
+        );
         let v = expand(&[d.path().to_path_buf()]);
         assert_eq!(v.len(), 2, "{v:?}");
-        let InputKind::Pair { name, c2s, s2c } = &v[0].kind else { panic!("{v:?}") };
+        let InputKind::Pair { name, c2s, s2c } = &v[0].kind else {
+            panic!("{v:?}")
+        };
         assert_eq!(name, "x");
         assert_eq!(c2s, &d.path().join("x.client-to-server.jsonl.gz"));
         assert_eq!(s2c, &d.path().join("x.server-to-client.jsonl"));
         // A lone half: the partner keeps its compression and is absent.
-        let InputKind::Pair { c2s, .. } = &v[1].kind else { panic!("{v:?}") };
+        let InputKind::Pair { c2s, .. } = &v[1].kind else {
+            panic!("{v:?}")
+        };
         assert_eq!(c2s, &d.path().join("y.client-to-server.jsonl.zst"));
     }
 
     #[test]
     fn glob_sorted_and_skips() {
         let d = tempfile::tempdir().unwrap();
-        touch(d.path(), &["b.log", "a.log", "c.txt", "a.expected.json", ".hidden.log"]);
+        touch(
+            d.path(),
+            &["b.log", "a.log", "c.txt", "a.expected.json", ".hidden.log"],
+        );
         std::fs::create_dir(d.path().join("sub")).unwrap();
         touch(&d.path().join("sub"), &["z.log", "y.log"]);
         let pat = d.path().join("*.log");
         assert_eq!(names(&expand(&[pat])), ["a.log", "b.log"]);
         // `*` does not cross `/`, `**` does; a matched directory is walked.
-        assert_eq!(names(&expand(&[d.path().join("**/*.log")])), ["a.log", "b.log", "y.log", "z.log"]);
+        assert_eq!(
+            names(&expand(&[d.path().join("**/*.log")])),
+            ["a.log", "b.log", "y.log", "z.log"]
+        );
         assert_eq!(names(&expand(&[d.path().join("s*")])), ["y.log", "z.log"]);
-        assert_eq!(names(&expand(&[d.path().join("[ab].*")])), ["a.log", "b.log"], "a.expected.json skipped");
-        assert_eq!(names(&expand(&[d.path().join("?.txt"), d.path().join("*.log")])), ["c.txt", "a.log", "b.log"]);
+        assert_eq!(
+            names(&expand(&[d.path().join("[ab].*")])),
+            ["a.log", "b.log"],
+            "a.expected.json skipped"
+        );
+        assert_eq!(
+            names(&expand(&[d.path().join("?.txt"), d.path().join("*.log")])),
+            ["c.txt", "a.log", "b.log"]
+        );
     }
 
     #[test]
@@ -1199,21 +1500,36 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!(v[0].kind, InputKind::NoMatch(pat.display().to_string()));
         let e = v[0].error().unwrap().to_string();
-        assert_eq!(e, format!("{}: no file matches this pattern", pat.display()));
+        assert_eq!(
+            e,
+            format!("{}: no file matches this pattern", pat.display())
+        );
         assert!(v[1].error().is_none());
         let v = expand(&[d.path().join("[a.log")]);
         assert!(matches!(&v[0].kind, InputKind::BadPattern { .. }), "{v:?}");
-        assert!(v[0].error().unwrap().to_string().contains("not a valid glob pattern"));
+        assert!(
+            v[0].error()
+                .unwrap()
+                .to_string()
+                .contains("not a valid glob pattern")
+        );
         // A file whose name holds glob characters is used as it is.
         touch(d.path(), &["odd[1].log"]);
-        assert_eq!(names(&expand(&[d.path().join("odd[1].log")])), ["odd[1].log"]);
+        assert_eq!(
+            names(&expand(&[d.path().join("odd[1].log")])),
+            ["odd[1].log"]
+        );
     }
 
     #[test]
     fn gzip_and_zstd_round_trip_by_magic() {
         let d = tempfile::tempdir().unwrap();
         let text = log_text(5000);
-        for (name, bytes, fmt) in [("a.log.gz", gz(&text), Compression::Gzip), ("b.zst", zst(&text), Compression::Zstd), ("c.log", gz(&text), Compression::Gzip)] {
+        for (name, bytes, fmt) in [
+            ("a.log.gz", gz(&text), Compression::Gzip),
+            ("b.zst", zst(&text), Compression::Zstd),
+            ("c.log", gz(&text), Compression::Gzip),
+        ] {
             let p = d.path().join(name);
             std::fs::write(&p, &bytes).unwrap();
             let f = read(&p).unwrap();
@@ -1226,11 +1542,21 @@ mod tests {
         // Several gzip members and zstd frames are read as one text.
         let (a, b) = text.split_at(text.len() / 2);
         let two_gz = [gz(a), gz(b)].concat();
-        assert_eq!(decompress("m", Compression::Gzip, &two_gz, u64::MAX).unwrap().0, text);
+        assert_eq!(
+            decompress("m", Compression::Gzip, &two_gz, u64::MAX)
+                .unwrap()
+                .0,
+            text
+        );
         // A skippable frame between two zstd frames.
         let skip = [&[0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0][..], b"abc"].concat();
         let two_zst = [zst(a), skip, zst(b)].concat();
-        assert_eq!(decompress("m", Compression::Zstd, &two_zst, u64::MAX).unwrap().0, text);
+        assert_eq!(
+            decompress("m", Compression::Zstd, &two_zst, u64::MAX)
+                .unwrap()
+                .0,
+            text
+        );
         // Not compressed, though named so: read as text.
         let p = d.path().join("plain.gz");
         std::fs::write(&p, "{}\n").unwrap();
@@ -1238,7 +1564,13 @@ mod tests {
         // Decompressed offsets are said to be so.
         let p = d.path().join("nul.gz");
         std::fs::write(&p, gz(b"{}\n\0")).unwrap();
-        assert_eq!(read(&p).unwrap_err().to_string(), format!("{}: binary content (NUL byte at byte offset 3 of the decompressed text), not a text capture", p.display()));
+        assert_eq!(
+            read(&p).unwrap_err().to_string(),
+            format!(
+                "{}: binary content (NUL byte at byte offset 3 of the decompressed text), not a text capture",
+                p.display()
+            )
+        );
     }
 
     #[test]
@@ -1247,12 +1579,25 @@ mod tests {
         assert_eq!(decompressed_limit(1 << 20), 1000 << 20);
         assert_eq!(decompressed_limit(1 << 40), MAX_DECOMPRESSED_LIMIT);
         let zeros = vec![b'\n'; 4 << 20];
-        for (fmt, bytes) in [(Compression::Gzip, gz(&zeros)), (Compression::Zstd, zst(&zeros))] {
-            assert_eq!(decompress("x", fmt, &bytes, 4 << 20).unwrap().0.len(), 4 << 20, "{fmt}: at the limit is fine");
+        for (fmt, bytes) in [
+            (Compression::Gzip, gz(&zeros)),
+            (Compression::Zstd, zst(&zeros)),
+        ] {
+            assert_eq!(
+                decompress("x", fmt, &bytes, 4 << 20).unwrap().0.len(),
+                4 << 20,
+                "{fmt}: at the limit is fine"
+            );
             let e = decompress("bomb.gz", fmt, &bytes, 1 << 20).unwrap_err();
-            let SourceError::Stream(StreamError::TooLarge { limit, .. }) = &e else { panic!("{e}") };
+            let SourceError::Stream(StreamError::TooLarge { limit, .. }) = &e else {
+                panic!("{e}")
+            };
             assert_eq!(*limit, 1 << 20);
-            assert!(e.to_string().starts_with("bomb.gz: ") && e.to_string().contains("more than 1048576 bytes"), "{e}");
+            assert!(
+                e.to_string().starts_with("bomb.gz: ")
+                    && e.to_string().contains("more than 1048576 bytes"),
+                "{e}"
+            );
         }
         // Through `read` with the real limit: 200 MiB from a few KiB of zstd.
         let d = tempfile::tempdir().unwrap();
@@ -1261,81 +1606,161 @@ mod tests {
         std::fs::write(&p, zst(&big)).unwrap();
         drop(big);
         let e = read(&p).unwrap_err();
-        assert!(matches!(e, SourceError::Stream(StreamError::TooLarge { limit: MIN_DECOMPRESSED_LIMIT, .. })), "{e}");
+        assert!(
+            matches!(
+                e,
+                SourceError::Stream(StreamError::TooLarge {
+                    limit: MIN_DECOMPRESSED_LIMIT,
+                    ..
+                })
+            ),
+            "{e}"
+        );
     }
 
     #[test]
     fn truncated_stream_keeps_whole_lines() {
         let text = log_text(20000);
-        for (fmt, bytes) in [(Compression::Gzip, gz(&text)), (Compression::Zstd, zst(&text))] {
+        for (fmt, bytes) in [
+            (Compression::Gzip, gz(&text)),
+            (Compression::Zstd, zst(&text)),
+        ] {
             let cut = &bytes[..bytes.len() * 2 / 3];
             let (out, damage) = decompress("t.gz", fmt, cut, u64::MAX).unwrap();
             assert!(!out.is_empty() && out.len() < text.len(), "{fmt}");
-            assert!(out.ends_with(b"\n") && text.starts_with(&out), "{fmt}: a prefix of whole lines");
-            let Some(StreamError::Truncated { size, salvage, .. }) = &damage else { panic!("{fmt}: {damage:?}") };
+            assert!(
+                out.ends_with(b"\n") && text.starts_with(&out),
+                "{fmt}: a prefix of whole lines"
+            );
+            let Some(StreamError::Truncated { size, salvage, .. }) = &damage else {
+                panic!("{fmt}: {damage:?}")
+            };
             assert_eq!(*size, cut.len() as u64);
             assert_eq!(salvage.kept, out.len() as u64);
-            assert_eq!(salvage.lines, out.iter().filter(|&&b| b == b'\n').count() as u64);
+            assert_eq!(
+                salvage.lines,
+                out.iter().filter(|&&b| b == b'\n').count() as u64
+            );
             let msg = damage.unwrap().to_string();
-            assert!(msg.starts_with(&format!("t.gz: truncated {fmt} stream: the file ends at byte offset {}", cut.len())), "{msg}");
+            assert!(
+                msg.starts_with(&format!(
+                    "t.gz: truncated {fmt} stream: the file ends at byte offset {}",
+                    cut.len()
+                )),
+                "{msg}"
+            );
             assert!(msg.contains("are analysed"), "{msg}");
             // Cut inside the header: nothing to keep, one error.
-            let e = decompress("t.gz", fmt, &bytes[..6], u64::MAX).unwrap_err().to_string();
-            assert!(e.contains("truncated") && e.contains("nothing analysed"), "{e}");
+            let e = decompress("t.gz", fmt, &bytes[..6], u64::MAX)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("truncated") && e.contains("nothing analysed"),
+                "{e}"
+            );
         }
     }
 
     #[test]
     fn corrupt_stream_names_the_offset() {
         let text = log_text(20000);
-        for (fmt, mut bytes) in [(Compression::Gzip, gz(&text)), (Compression::Zstd, zst(&text))] {
+        for (fmt, mut bytes) in [
+            (Compression::Gzip, gz(&text)),
+            (Compression::Zstd, zst(&text)),
+        ] {
             let at = bytes.len() / 2;
             for b in &mut bytes[at..at + 64] {
                 *b ^= 0x5a;
             }
             // One member / frame: nothing before the damage is known good.
             let e = decompress("c.zst", fmt, &bytes, u64::MAX).unwrap_err();
-            let SourceError::Stream(StreamError::Corrupt { offset, size, salvage, .. }) = &e else { panic!("{fmt}: {e}") };
+            let SourceError::Stream(StreamError::Corrupt {
+                offset,
+                size,
+                salvage,
+                ..
+            }) = &e
+            else {
+                panic!("{fmt}: {e}")
+            };
             assert!(*offset > 0 && *offset <= *size, "{fmt}: {e}");
             assert_eq!(salvage.lines, 0);
             let msg = e.to_string();
-            assert!(msg.starts_with(&format!("c.zst: corrupt {fmt} stream at compressed byte offset {offset} of {size} (")), "{msg}");
+            assert!(
+                msg.starts_with(&format!(
+                    "c.zst: corrupt {fmt} stream at compressed byte offset {offset} of {size} ("
+                )),
+                "{msg}"
+            );
             assert!(msg.ends_with("nothing analysed"), "{msg}");
             assert_eq!(msg.lines().count(), 1);
         }
         // Damage in the second member / frame: the first one's lines are kept.
-        let (a, b) = text.split_at(memchr::memchr(b'\n', &text[text.len() / 2..]).unwrap() + text.len() / 2 + 1);
-        for (fmt, first, mut second) in [(Compression::Gzip, gz(a), gz(b)), (Compression::Zstd, zst(a), zst(b))] {
+        let (a, b) = text
+            .split_at(memchr::memchr(b'\n', &text[text.len() / 2..]).unwrap() + text.len() / 2 + 1);
+        for (fmt, first, mut second) in [
+            (Compression::Gzip, gz(a), gz(b)),
+            (Compression::Zstd, zst(a), zst(b)),
+        ] {
             let at = second.len() / 2;
             for x in &mut second[at..at + 64] {
                 *x ^= 0x5a;
             }
-            let (out, damage) = decompress("c", fmt, &[first.clone(), second].concat(), u64::MAX).unwrap();
+            let (out, damage) =
+                decompress("c", fmt, &[first.clone(), second].concat(), u64::MAX).unwrap();
             assert_eq!(out, a, "{fmt}");
-            let Some(StreamError::Corrupt { offset, salvage, .. }) = &damage else { panic!("{fmt}: {damage:?}") };
+            let Some(StreamError::Corrupt {
+                offset, salvage, ..
+            }) = &damage
+            else {
+                panic!("{fmt}: {damage:?}")
+            };
             assert!(*offset as usize > first.len(), "{fmt}");
             assert_eq!(salvage.kept, a.len() as u64);
-            assert!(damage.unwrap().to_string().contains("before it are analysed"));
+            assert!(
+                damage
+                    .unwrap()
+                    .to_string()
+                    .contains("before it are analysed")
+            );
         }
         // A bad zstd content checksum is damage too.
         let mut bytes = zst(&text);
         *bytes.last_mut().unwrap() ^= 1;
-        let e = decompress("c.zst", Compression::Zstd, &bytes, u64::MAX).unwrap_err().to_string();
-        assert!(e.contains("content checksum") && e.contains("nothing analysed"), "{e}");
+        let e = decompress("c.zst", Compression::Zstd, &bytes, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("content checksum") && e.contains("nothing analysed"),
+            "{e}"
+        );
         // Damage in the header: nothing kept.
         let mut bytes = gz(&text);
         bytes[3] = 0xff; // reserved flag bits
-        let e = decompress("c.gz", Compression::Gzip, &bytes, u64::MAX).unwrap_err().to_string();
-        assert!(e.starts_with("c.gz: corrupt gzip stream at compressed byte offset") && e.contains("nothing analysed"), "{e}");
+        let e = decompress("c.gz", Compression::Gzip, &bytes, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("c.gz: corrupt gzip stream at compressed byte offset")
+                && e.contains("nothing analysed"),
+            "{e}"
+        );
     }
 
     #[test]
     fn rotation_names() {
         let n = split_name("app.log.2.gz");
-        assert_eq!((n.stem.as_str(), n.rotation.as_str(), n.compression.as_str()), ("app.log", ".2", ".gz"));
+        assert_eq!(
+            (n.stem.as_str(), n.rotation.as_str(), n.compression.as_str()),
+            ("app.log", ".2", ".gz")
+        );
         assert_eq!(split_name("app.log").age, Age::Current);
         assert_eq!(split_name("app.log-20250131").stem, "app.log");
-        assert_eq!(split_name("app.log-20251399").age, Age::Current, "not a date");
+        assert_eq!(
+            split_name("app.log-20251399").age,
+            Age::Current,
+            "not a date"
+        );
         assert_eq!(split_name("trace.json").age, Age::Current);
         assert!(split_name("a.log-20250101").age < split_name("a.log.9").age);
         assert!(split_name("a.log.10").age < split_name("a.log.9").age);
@@ -1346,28 +1771,74 @@ mod tests {
     #[test]
     fn rotated_files_oldest_first() {
         let d = tempfile::tempdir().unwrap();
-        touch(d.path(), &["app.log", "app.log.1", "app.log.2.gz", "app.log.10.gz", "other.log", "zz.log-20250102", "zz.log-20250101.zst", "solo.log.1"]);
+        touch(
+            d.path(),
+            &[
+                "app.log",
+                "app.log.1",
+                "app.log.2.gz",
+                "app.log.10.gz",
+                "other.log",
+                "zz.log-20250102",
+                "zz.log-20250101.zst",
+                "solo.log.1",
+            ],
+        );
         let v = expand(&[d.path().to_path_buf()]);
         assert_eq!(
             names(&v),
-            ["app.log.10.gz", "app.log.2.gz", "app.log.1", "app.log", "other.log", "solo.log.1", "zz.log-20250101.zst", "zz.log-20250102"]
+            [
+                "app.log.10.gz",
+                "app.log.2.gz",
+                "app.log.1",
+                "app.log",
+                "other.log",
+                "solo.log.1",
+                "zz.log-20250101.zst",
+                "zz.log-20250102"
+            ]
         );
         let app = d.path().join("app.log").display().to_string();
         for (i, s) in v[..4].iter().enumerate() {
-            assert_eq!(s.rotation, Some(Rotation { group: app.clone(), index: i, len: 4 }));
+            assert_eq!(
+                s.rotation,
+                Some(Rotation {
+                    group: app.clone(),
+                    index: i,
+                    len: 4
+                })
+            );
         }
         assert_eq!(v[4].rotation, None);
         assert_eq!(v[5].rotation, None, "a lone rotated file is no group");
-        assert_eq!(v[7].rotation.as_ref().map(|r| (r.index, r.len)), Some((1, 2)));
+        assert_eq!(
+            v[7].rotation.as_ref().map(|r| (r.index, r.len)),
+            Some((1, 2))
+        );
         // Given on the command line in any order, or by a glob: same order.
         let p = |n: &str| d.path().join(n);
-        let v = expand(&[p("app.log"), p("other.log"), p("app.log.1"), p("app.log.2.gz")]);
-        assert_eq!(names(&v), ["app.log.2.gz", "app.log.1", "app.log", "other.log"]);
-        assert_eq!(names(&expand(&[p("app.log*")])), ["app.log.10.gz", "app.log.2.gz", "app.log.1", "app.log"]);
+        let v = expand(&[
+            p("app.log"),
+            p("other.log"),
+            p("app.log.1"),
+            p("app.log.2.gz"),
+        ]);
+        assert_eq!(
+            names(&v),
+            ["app.log.2.gz", "app.log.1", "app.log", "other.log"]
+        );
+        assert_eq!(
+            names(&expand(&[p("app.log*")])),
+            ["app.log.10.gz", "app.log.2.gz", "app.log.1", "app.log"]
+        );
         // The same file plain and compressed is not a rotation.
         let e = tempfile::tempdir().unwrap();
         touch(e.path(), &["x.log", "x.log.gz"]);
-        assert!(expand(&[e.path().to_path_buf()]).iter().all(|s| s.rotation.is_none()));
+        assert!(
+            expand(&[e.path().to_path_buf()])
+                .iter()
+                .all(|s| s.rotation.is_none())
+        );
     }
 
     #[test]
@@ -1375,11 +1846,18 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         touch(
             d.path(),
-            &["s.client-to-server.jsonl", "s.server-to-client.jsonl", "s.client-to-server.jsonl.1.gz", "s.server-to-client.jsonl.1.gz"],
+            &[
+                "s.client-to-server.jsonl",
+                "s.server-to-client.jsonl",
+                "s.client-to-server.jsonl.1.gz",
+                "s.server-to-client.jsonl.1.gz",
+            ],
         );
         let v = expand(&[d.path().to_path_buf()]);
         assert_eq!(v.len(), 2, "{v:?}");
-        let InputKind::Pair { c2s, s2c, .. } = &v[0].kind else { panic!() };
+        let InputKind::Pair { c2s, s2c, .. } = &v[0].kind else {
+            panic!()
+        };
         assert_eq!(c2s.file_name().unwrap(), "s.client-to-server.jsonl.1.gz");
         assert_eq!(s2c.file_name().unwrap(), "s.server-to-client.jsonl.1.gz");
         assert_eq!(v[0].rotation.as_ref().map(|r| r.index), Some(0));
@@ -1406,8 +1884,23 @@ mod tests {
         let p = d.path().join("e.log");
         std::fs::write(&p, "\u{feff}abc\n{\"é\":1}\n").unwrap();
         let v = evidence(&p, &[(4, 9), (4, 3), (0, 3), (100, 2)], 3).unwrap();
-        assert_eq!(v[0], Some(Excerpt { text: "{\"".into(), len: 9, cut: true }));
-        assert_eq!(v[1], Some(Excerpt { text: "{\"".into(), len: 3, cut: true }), "é is not split");
+        assert_eq!(
+            v[0],
+            Some(Excerpt {
+                text: "{\"".into(),
+                len: 9,
+                cut: true
+            })
+        );
+        assert_eq!(
+            v[1],
+            Some(Excerpt {
+                text: "{\"".into(),
+                len: 3,
+                cut: true
+            }),
+            "é is not split"
+        );
         assert_eq!(v[2].as_ref().map(|e| e.text.as_str()), Some("abc"));
         assert_eq!(v[3], None);
     }

@@ -14,7 +14,11 @@ fn outputs(inputs: &[&str], extra: &[&str], name: &str) -> Vec<(String, Vec<u8>)
     args.extend(["--out", &o, "-q"]);
     args.extend(extra);
     let r = mcp_audit(&args);
-    assert!(matches!(r.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        matches!(r.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     ["summary.json", "findings.csv", "pairs.csv", "batches.csv"]
         .iter()
         .map(|n| (n.to_string(), std::fs::read(out.join(n)).unwrap()))
@@ -27,7 +31,19 @@ fn tiny_blocks_change_nothing() {
     let corpus = dir.join("c.log");
     let g = Command::new("python3")
         .arg(tool("gen_traffic.py"))
-        .args(["--format", "claude", "--seed", "31", "--sessions", "6", "--messages", "200", "--faults", "0.1", "-q"])
+        .args([
+            "--format",
+            "claude",
+            "--seed",
+            "31",
+            "--sessions",
+            "6",
+            "--messages",
+            "200",
+            "--faults",
+            "0.1",
+            "-q",
+        ])
         .arg("--out")
         .arg(&corpus)
         .output()
@@ -36,7 +52,19 @@ fn tiny_blocks_change_nothing() {
     let env = dir.join("e.ndjson");
     let g = Command::new("python3")
         .arg(tool("gen_traffic.py"))
-        .args(["--format", "envelope", "--seed", "32", "--sessions", "6", "--messages", "200", "--faults", "0.1", "-q"])
+        .args([
+            "--format",
+            "envelope",
+            "--seed",
+            "32",
+            "--sessions",
+            "6",
+            "--messages",
+            "200",
+            "--faults",
+            "0.1",
+            "-q",
+        ])
         .arg("--out")
         .arg(&env)
         .output()
@@ -55,9 +83,16 @@ fn tiny_blocks_change_nothing() {
     ];
     let whole = outputs(&inputs, &[], "blocks_whole");
     for (size, threads) in [("97", "1"), ("1000", "4"), ("1", "2")] {
-        let cut = outputs(&inputs, &["--block-bytes", size, "--threads", threads], &format!("blocks_{size}_{threads}"));
+        let cut = outputs(
+            &inputs,
+            &["--block-bytes", size, "--threads", threads],
+            &format!("blocks_{size}_{threads}"),
+        );
         for ((name, a), (_, b)) in whole.iter().zip(&cut) {
-            assert!(a == b, "{name} differs with --block-bytes {size} --threads {threads}");
+            assert!(
+                a == b,
+                "{name} differs with --block-bytes {size} --threads {threads}"
+            );
         }
     }
 }

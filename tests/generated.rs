@@ -23,8 +23,21 @@ fn run(format: &str, seed: u32, sessions: u32, messages: u32) {
     let manifest = dir.join("manifest.json");
     let g = Command::new("python3")
         .arg(tool("gen_traffic.py"))
-        .args(["--format", format, "--seed", &seed.to_string(), "--sessions", &sessions.to_string()])
-        .args(["--messages", &messages.to_string(), "--faults", "0.05", "-q"])
+        .args([
+            "--format",
+            format,
+            "--seed",
+            &seed.to_string(),
+            "--sessions",
+            &sessions.to_string(),
+        ])
+        .args([
+            "--messages",
+            &messages.to_string(),
+            "--faults",
+            "0.05",
+            "-q",
+        ])
         .arg("--out")
         .arg(&corpus)
         .arg("--manifest")
@@ -33,15 +46,29 @@ fn run(format: &str, seed: u32, sessions: u32, messages: u32) {
         .expect("gen_traffic.py");
     assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
     let out = dir.join("out");
-    let o = mcp_audit(&[corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
-    assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = mcp_audit(&[
+        corpus.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let c = Command::new("python3")
         .arg(tool("check_manifest.py"))
         .arg(&manifest)
         .arg(out.join("summary.json"))
         .output()
         .expect("check_manifest.py");
-    assert!(c.status.success(), "{name}:\n{}{}", String::from_utf8_lossy(&c.stdout), String::from_utf8_lossy(&c.stderr));
+    assert!(
+        c.status.success(),
+        "{name}:\n{}{}",
+        String::from_utf8_lossy(&c.stdout),
+        String::from_utf8_lossy(&c.stderr)
+    );
 }
 
 #[test]

@@ -18,7 +18,11 @@ fn run(name: &str, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
     all.extend(["--out", out.to_str().unwrap(), "-q"]);
     let o = mcp_audit(&all);
     let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json written");
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into(), serde_json::from_str(&summary).unwrap())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into(),
+        serde_json::from_str(&summary).unwrap(),
+    )
 }
 
 fn gz(data: &[u8]) -> Vec<u8> {
@@ -33,7 +37,11 @@ fn zst(data: &[u8]) -> Vec<u8> {
 
 fn totals(s: &serde_json::Value) -> (u64, u64, u64) {
     let t = &s["totals"];
-    (t["requests"].as_u64().unwrap(), t["notifications"].as_u64().unwrap(), t["responses"].as_u64().unwrap())
+    (
+        t["requests"].as_u64().unwrap(),
+        t["notifications"].as_u64().unwrap(),
+        t["responses"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -46,16 +54,28 @@ fn gzip_and_zstd_copies_analyse_like_the_plain_file() {
 
     let dir = out_dir("inputs_compressed_in");
     // `.log` named file holding gzip: detected by magic bytes, not the name.
-    for (name, bytes) in [("b04.log.gz", gz(&text)), ("b04.log.zst", zst(&text)), ("b04-gzip-inside.log", gz(&text))] {
+    for (name, bytes) in [
+        ("b04.log.gz", gz(&text)),
+        ("b04.log.zst", zst(&text)),
+        ("b04-gzip-inside.log", gz(&text)),
+    ] {
         let p = dir.join(name);
         std::fs::write(&p, bytes).unwrap();
         let (c, e, s) = run(&format!("inputs_{name}"), &[p.to_str().unwrap()]);
         assert_eq!(c, code, "{name}: {e}");
         assert!(e.is_empty(), "{name}: {e}");
         assert_eq!(totals(&s), (3, 1, 3), "{name}");
-        assert_eq!(s["inputs"][0]["file"], p.display().to_string(), "the display name stays the user's path");
+        assert_eq!(
+            s["inputs"][0]["file"],
+            p.display().to_string(),
+            "the display name stays the user's path"
+        );
         assert_eq!(s["inputs"][0]["dialect"], "arrow");
-        assert_eq!(s["findings_by_kind"], run("inputs_plain2", &[plain.to_str().unwrap()]).2["findings_by_kind"], "{name}");
+        assert_eq!(
+            s["findings_by_kind"],
+            run("inputs_plain2", &[plain.to_str().unwrap()]).2["findings_by_kind"],
+            "{name}"
+        );
     }
 }
 
@@ -73,10 +93,22 @@ fn glob_over_cases() {
     assert!(want.len() >= 2);
     let pattern = cases.join("b0*.log");
     let (code, err, s) = run("inputs_glob", &[pattern.to_str().unwrap()]);
-    let got: Vec<String> = s["inputs"].as_array().unwrap().iter().map(|i| i["file"].as_str().unwrap().to_string()).collect();
+    let got: Vec<String> = s["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(got, want, "sorted matches, one input each");
     assert!(matches!(code, Some(0) | Some(1)), "{code:?} {err}");
-    assert!(s["inputs"].as_array().unwrap().iter().all(|i| i["errors"].as_array().unwrap().is_empty()), "{err}");
+    assert!(
+        s["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["errors"].as_array().unwrap().is_empty()),
+        "{err}"
+    );
     // The same totals as the files named one by one.
     let named: Vec<&str> = want.iter().map(String::as_str).collect();
     assert_eq!(s["totals"], run("inputs_glob_named", &named).2["totals"]);
@@ -86,10 +118,19 @@ fn glob_over_cases() {
 fn glob_matching_nothing_is_one_line_and_exit_2() {
     let plain = root().join(B04);
     let pattern = root().join("samples/cases/zz_no_such_case_*.log");
-    let (code, err, s) = run("inputs_nomatch", &[pattern.to_str().unwrap(), plain.to_str().unwrap()]);
+    let (code, err, s) = run(
+        "inputs_nomatch",
+        &[pattern.to_str().unwrap(), plain.to_str().unwrap()],
+    );
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert_eq!(err.trim_end(), format!("mcp-audit: {}: no file matches this pattern", pattern.display()));
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcp-audit: {}: no file matches this pattern",
+            pattern.display()
+        )
+    );
     assert_eq!(totals(&s), (3, 1, 3), "the other input is still analysed");
 }
 
@@ -102,12 +143,23 @@ fn truncated_gzip_keeps_whole_lines_and_exits_2() {
     let full = e.finish().unwrap();
     let p = out_dir("inputs_trunc_in").join("cut.log.gz");
     // Header (10 bytes) + stored-block header (5 bytes) + the first 3 lines and a bit.
-    let three: usize = text.split_inclusive(|&b| b == b'\n').take(3).map(<[u8]>::len).sum();
+    let three: usize = text
+        .split_inclusive(|&b| b == b'\n')
+        .take(3)
+        .map(<[u8]>::len)
+        .sum();
     std::fs::write(&p, &full[..15 + three + 20]).unwrap();
     let (code, err, s) = run("inputs_trunc", &[p.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains(&format!("{}: truncated gzip stream: the file ends at byte offset {}", p.display(), 15 + three + 20)), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: truncated gzip stream: the file ends at byte offset {}",
+            p.display(),
+            15 + three + 20
+        )),
+        "{err}"
+    );
     assert!(err.contains("the 3 whole line(s)"), "{err}");
     // Lines 1–3: initialize, its answer, notifications/initialized.
     assert_eq!(totals(&s), (1, 1, 1));
@@ -120,12 +172,24 @@ fn rotated_files_are_read_oldest_first() {
     let dir: PathBuf = out_dir("inputs_rot_in");
     std::fs::write(dir.join("s.log.1.gz"), gz(lines[..4].concat().as_bytes())).unwrap();
     std::fs::write(dir.join("s.log"), lines[4..].concat()).unwrap();
-    let (_, err, s) = run("inputs_rot", &[dir.join("s.log").to_str().unwrap(), dir.join("s.log.1.gz").to_str().unwrap()]);
+    let (_, err, s) = run(
+        "inputs_rot",
+        &[
+            dir.join("s.log").to_str().unwrap(),
+            dir.join("s.log.1.gz").to_str().unwrap(),
+        ],
+    );
     let files: Vec<String> = s["inputs"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| Path::new(i["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned())
+        .map(|i| {
+            Path::new(i["file"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     assert_eq!(files, ["s.log.1.gz", "s.log"], "{err}");
 }
@@ -142,7 +206,11 @@ fn a_session_spans_its_rotated_files() {
          --> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
     )
     .unwrap();
-    std::fs::write(dir.join("app.log"), "<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n").unwrap();
+    std::fs::write(
+        dir.join("app.log"),
+        "<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+    )
+    .unwrap();
     let (code, err, s) = run("inputs_rot_join", &[dir.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(s["totals"]["sessions"], 1);

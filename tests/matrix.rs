@@ -46,8 +46,14 @@ fn run_with(name: &str, cmd: Command, args: &[&Path]) -> Run {
 fn run_in(name: &str, mut cmd: Command, args: &[&Path], out: PathBuf) -> Run {
     let err_path = out.with_extension("stderr");
     let err_file = std::fs::File::create(&err_path).expect("stderr file");
-    cmd.arg("analyze").args(args).arg("--out").arg(&out).arg("-q");
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
+    cmd.arg("analyze")
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .arg("-q");
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err_file);
     let start = Instant::now();
     let mut child = cmd.spawn().expect("run mcp-audit");
     let status_path = format!("/proc/{}/status", child.id());
@@ -57,7 +63,10 @@ fn run_in(name: &str, mut cmd: Command, args: &[&Path], out: PathBuf) -> Run {
             break st;
         }
         if let Ok(s) = std::fs::read_to_string(&status_path)
-            && let Some(kib) = s.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            && let Some(kib) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         {
             peak_kib = kib;
         }
@@ -71,9 +80,19 @@ fn run_in(name: &str, mut cmd: Command, args: &[&Path], out: PathBuf) -> Run {
     let elapsed = start.elapsed();
     let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
     assert!(!stderr.contains("panicked"), "{name}: a panic:\n{stderr}");
-    assert!(status.code().is_some(), "{name}: killed by a signal ({status:?}):\n{stderr}");
-    let text = std::fs::read_to_string(out.join("summary.json")).unwrap_or_else(|e| panic!("{name}: no summary.json ({e}):\n{stderr}"));
-    Run { code: status.code(), stderr, summary: serde_json::from_str(&text).expect("summary.json is JSON"), elapsed, peak_kib }
+    assert!(
+        status.code().is_some(),
+        "{name}: killed by a signal ({status:?}):\n{stderr}"
+    );
+    let text = std::fs::read_to_string(out.join("summary.json"))
+        .unwrap_or_else(|e| panic!("{name}: no summary.json ({e}):\n{stderr}"));
+    Run {
+        code: status.code(),
+        stderr,
+        summary: serde_json::from_str(&text).expect("summary.json is JSON"),
+        elapsed,
+        peak_kib,
+    }
 }
 
 fn run(name: &str, args: &[&Path]) -> Run {
@@ -94,32 +113,60 @@ fn assert_good_still_reported(r: &Run) {
         .as_array()
         .expect("sessions")
         .iter()
-        .filter(|x| x["file"].as_str().unwrap_or("").ends_with("b01_batch_reordered_by_balancer.har"))
+        .filter(|x| {
+            x["file"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("b01_batch_reordered_by_balancer.har")
+        })
         .collect();
     assert_eq!(b01.len(), 1, "b01 lost: {}", r.stderr);
     assert_eq!(b01[0]["totals"]["requests"], 3);
     assert_eq!(b01[0]["totals"]["responses"], 3);
     assert_eq!(b01[0]["findings_by_kind"]["out_of_order_batch"], 1);
     assert!(
-        s["findings"].as_array().unwrap().iter().any(|f| f["kind"] == "out_of_order_batch"
-            && f["file"].as_str().unwrap_or("").ends_with("b01_batch_reordered_by_balancer.har")),
+        s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "out_of_order_batch"
+                && f["file"]
+                    .as_str()
+                    .unwrap_or("")
+                    .ends_with("b01_batch_reordered_by_balancer.har")),
         "b01's finding missing from summary.json"
     );
     let first = &s["inputs"][0];
-    assert!(first["file"].as_str().unwrap().ends_with("b01_batch_reordered_by_balancer.har"));
+    assert!(
+        first["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("b01_batch_reordered_by_balancer.har")
+    );
     assert_eq!(first["errors"].as_array().unwrap().len(), 0);
 }
 
 /// The input of summary.json named `file`.
 fn input<'a>(s: &'a Value, file: &Path) -> &'a Value {
     let f = file.display().to_string();
-    s["inputs"].as_array().unwrap().iter().find(|i| i["file"] == f.as_str()).unwrap_or_else(|| panic!("{f} not in inputs"))
+    s["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["file"] == f.as_str())
+        .unwrap_or_else(|| panic!("{f} not in inputs"))
 }
 
 /// Totals of the sessions read from `file`.
 fn session_totals(s: &Value, file: &Path, key: &str) -> u64 {
     let f = file.display().to_string();
-    s["sessions"].as_array().unwrap().iter().filter(|x| x["file"] == f.as_str()).map(|x| x["totals"][key].as_u64().unwrap()).sum()
+    s["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["file"] == f.as_str())
+        .map(|x| x["totals"][key].as_u64().unwrap())
+        .sum()
 }
 
 fn dir(name: &str) -> PathBuf {
@@ -139,7 +186,13 @@ fn empty_file() {
     std::fs::write(&p, "").unwrap();
     let r = with_good("matrix_empty", &p);
     assert_eq!(r.code, Some(2));
-    assert_eq!(lines(&r.stderr), [format!("mcp-audit: {}: empty file, nothing to analyse", p.display())]);
+    assert_eq!(
+        lines(&r.stderr),
+        [format!(
+            "mcp-audit: {}: empty file, nothing to analyse",
+            p.display()
+        )]
+    );
     assert_good_still_reported(&r);
 }
 
@@ -149,7 +202,13 @@ fn binary_file() {
     std::fs::write(&p, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
     let r = with_good("matrix_binary", &p);
     assert_eq!(r.code, Some(2));
-    assert_eq!(lines(&r.stderr), [format!("mcp-audit: {}: binary file (NUL byte at byte offset 8), not a text capture", p.display())]);
+    assert_eq!(
+        lines(&r.stderr),
+        [format!(
+            "mcp-audit: {}: binary file (NUL byte at byte offset 8), not a text capture",
+            p.display()
+        )]
+    );
     assert_good_still_reported(&r);
 }
 
@@ -171,16 +230,37 @@ fn har_truncated_every_997_bytes() {
         assert_eq!(r.code, Some(2), "cut at {cut}: {}", r.stderr);
         let l = lines(&r.stderr);
         assert_eq!(l.len(), 1, "cut at {cut}: {}", r.stderr);
-        let head = format!("mcp-audit: {}: HAR ends early at byte {cut} (line ", p.display());
-        assert!(l[0].starts_with(&head) && l[0].ends_with(" entries read before it"), "cut at {cut}: {}", l[0]);
-        let n: u64 = l[0].rsplit(';').next().unwrap().split_whitespace().next().unwrap().parse().unwrap();
-        assert!(n >= last_entries, "cut at {cut}: {n} entries read, {last_entries} at the cut before");
+        let head = format!(
+            "mcp-audit: {}: HAR ends early at byte {cut} (line ",
+            p.display()
+        );
+        assert!(
+            l[0].starts_with(&head) && l[0].ends_with(" entries read before it"),
+            "cut at {cut}: {}",
+            l[0]
+        );
+        let n: u64 = l[0]
+            .rsplit(';')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            n >= last_entries,
+            "cut at {cut}: {n} entries read, {last_entries} at the cut before"
+        );
         last_entries = n;
         assert_good_still_reported(&r);
         let _ = std::fs::remove_file(&p);
         cuts += 1;
     }
-    assert!(cuts > 100 && last_entries > 10, "{cuts} cuts, {last_entries} entries");
+    assert!(
+        cuts > 100 && last_entries > 10,
+        "{cuts} cuts, {last_entries} entries"
+    );
 }
 
 /// Line logs and a raw SSE capture cut every 997 (SSE: 97) bytes: never a
@@ -206,7 +286,10 @@ fn logs_and_sse_truncated_at_many_offsets() {
             let r = with_good(&format!("matrix_log_cut{cut}_{ext}"), &p);
             let name = format!("{}: ", p.display());
             for l in lines(&r.stderr) {
-                let rest = l.strip_prefix("mcp-audit: ").and_then(|l| l.strip_prefix(&name)).unwrap_or_else(|| panic!("{sample} cut at {cut}: {l}"));
+                let rest = l
+                    .strip_prefix("mcp-audit: ")
+                    .and_then(|l| l.strip_prefix(&name))
+                    .unwrap_or_else(|| panic!("{sample} cut at {cut}: {l}"));
                 assert!(
                     rest.starts_with("invalid UTF-8 at byte offset ")
                         || rest.starts_with("no known format")
@@ -219,7 +302,12 @@ fn logs_and_sse_truncated_at_many_offsets() {
             // the exit code (src/cli.rs `finish`); "no known format" is fatal.
             let fatal = r.stderr.contains("no known format");
             let expect: &[i32] = if fatal { &[2] } else { &[0, 1] };
-            assert!(expect.contains(&r.code.unwrap()), "{sample} cut at {cut}: exit {:?}: {}", r.code, r.stderr);
+            assert!(
+                expect.contains(&r.code.unwrap()),
+                "{sample} cut at {cut}: exit {:?}: {}",
+                r.code,
+                r.stderr
+            );
             if ext == "sse" {
                 // The cut leaves a `data` field after the last blank line
                 // exactly when an event is left unfinished, and then the
@@ -227,7 +315,12 @@ fn logs_and_sse_truncated_at_many_offsets() {
                 let cut_text = String::from_utf8_lossy(&text[..cut]);
                 let tail = cut_text.rsplit("\r\n\r\n").next().unwrap_or("");
                 let open = tail.split("\r\n").any(|l| l.starts_with("data"));
-                assert_eq!(open, r.stderr.contains("the stream ends inside an event"), "{sample} cut at {cut}: {}", r.stderr);
+                assert_eq!(
+                    open,
+                    r.stderr.contains("the stream ends inside an event"),
+                    "{sample} cut at {cut}: {}",
+                    r.stderr
+                );
             }
             assert_good_still_reported(&r);
             let _ = std::fs::remove_file(&p);
@@ -238,9 +331,26 @@ fn logs_and_sse_truncated_at_many_offsets() {
 #[test]
 fn invalid_utf8() {
     let p = dir("utf8").join("bad-utf8.ndjson");
-    std::fs::write(&p, [b"caf\xe9 \xff\n".as_slice(), REQ.as_bytes(), b"\n", RESP.as_bytes(), b"\n"].concat()).unwrap();
+    std::fs::write(
+        &p,
+        [
+            b"caf\xe9 \xff\n".as_slice(),
+            REQ.as_bytes(),
+            b"\n",
+            RESP.as_bytes(),
+            b"\n",
+        ]
+        .concat(),
+    )
+    .unwrap();
     let r = with_good("matrix_utf8", &p);
-    assert_eq!(lines(&r.stderr), [format!("mcp-audit: {}: invalid UTF-8 at byte offset 3; such bytes are read as U+FFFD", p.display())]);
+    assert_eq!(
+        lines(&r.stderr),
+        [format!(
+            "mcp-audit: {}: invalid UTF-8 at byte offset 3; such bytes are read as U+FFFD",
+            p.display()
+        )]
+    );
     // Read on: line 1 is a non-JSON line (info), lines 2–3 pair.
     assert_eq!(r.code, Some(0));
     assert_eq!(session_totals(&r.summary, &p, "pairs"), 1);
@@ -256,7 +366,11 @@ fn utf8_bom() {
     assert_eq!(r.stderr, "");
     assert_eq!(r.code, Some(0));
     assert_eq!(input(&r.summary, &p)["dialect"], "bare");
-    assert_eq!(session_totals(&r.summary, &p, "pairs"), 1, "the BOM does not spoil line 1");
+    assert_eq!(
+        session_totals(&r.summary, &p, "pairs"),
+        1,
+        "the BOM does not spoil line 1"
+    );
     assert_eq!(session_totals(&r.summary, &p, "non_json_lines"), 0);
     assert_good_still_reported(&r);
 }
@@ -312,7 +426,8 @@ fn one_200_mb_line() {
     const SIZE: usize = 200 << 20;
     {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&p).unwrap());
-        f.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":""#).unwrap();
+        f.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":""#)
+            .unwrap();
         let chunk = vec![b'a'; 1 << 20];
         for _ in 0..SIZE >> 20 {
             f.write_all(&chunk).unwrap();
@@ -321,11 +436,19 @@ fn one_200_mb_line() {
     }
     let r = with_good("matrix_200mb", &p);
     let _ = std::fs::remove_file(&p);
-    eprintln!("200 MB line: {:.1} s, peak RSS {} MiB", r.elapsed.as_secs_f64(), r.peak_kib >> 10);
+    eprintln!(
+        "200 MB line: {:.1} s, peak RSS {} MiB",
+        r.elapsed.as_secs_f64(),
+        r.peak_kib >> 10
+    );
     assert_eq!(r.stderr, "");
     assert_eq!(r.code, Some(0));
     assert_eq!(session_totals(&r.summary, &p, "pairs"), 1);
-    assert!(r.peak_kib == 0 || r.peak_kib < 3 * (SIZE as u64 >> 10), "peak RSS {} MiB for a 200 MiB input", r.peak_kib >> 10);
+    assert!(
+        r.peak_kib == 0 || r.peak_kib < 3 * (SIZE as u64 >> 10),
+        "peak RSS {} MiB for a 200 MiB input",
+        r.peak_kib >> 10
+    );
     assert_good_still_reported(&r);
 }
 
@@ -338,25 +461,45 @@ fn json_nested_10000_deep() {
     // A batch whose only member is an array (an invalid_request), and a
     // request whose params are 10,000 arrays deep (read as any request).
     let log = d.join("deep.ndjson");
-    std::fs::write(&log, format!("{}\n{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}}\n{RESP}\n", deep("[", "]"), deep("[", "]"))).unwrap();
+    std::fs::write(
+        &log,
+        format!(
+            "{}\n{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}}\n{RESP}\n",
+            deep("[", "]"),
+            deep("[", "]")
+        ),
+    )
+    .unwrap();
     let r = with_good("matrix_deep_log", &log);
     assert_eq!(r.stderr, "");
     assert_eq!(r.code, Some(1));
     assert_eq!(session_totals(&r.summary, &log, "pairs"), 1);
-    let kinds: Vec<&str> =
-        r.summary["findings"].as_array().unwrap().iter().filter(|f| f["file"] == log.display().to_string().as_str()).map(|f| f["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = r.summary["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["file"] == log.display().to_string().as_str())
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["invalid_request"]);
     assert_good_still_reported(&r);
 
     // A HAR whose POST body nests 10,000 objects deep.
-    let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}}", deep("{\"a\":", "}").replace("{\"a\":}", "{\"a\":1}"));
+    let body = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}}",
+        deep("{\"a\":", "}").replace("{\"a\":}", "{\"a\":1}")
+    );
     let entry = |post: &str| {
         serde_json::json!({"startedDateTime": "2025-06-16T09:00:00.000Z", "time": 1,
             "request": {"method": "POST", "url": "http://h/mcp", "headers": [], "postData": {"mimeType": "application/json", "text": post}},
             "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "text": RESP}}})
     };
     let har = d.join("deep-body.har");
-    std::fs::write(&har, serde_json::json!({"log": {"version": "1.2", "entries": [entry(&body)]}}).to_string()).unwrap();
+    std::fs::write(
+        &har,
+        serde_json::json!({"log": {"version": "1.2", "entries": [entry(&body)]}}).to_string(),
+    )
+    .unwrap();
     let r = with_good("matrix_deep_har_body", &har);
     assert_eq!(r.stderr, "");
     assert_eq!(r.code, Some(0));
@@ -370,7 +513,11 @@ fn json_nested_10000_deep() {
     let mut e1 = entry(&REQ.replace(":1,", ":2,"));
     e1["response"]["content"]["text"] = RESP.replace(":1,", ":2,").into();
     let e1 = e1.to_string();
-    let text = format!("{{\"log\":{{\"version\":\"1.2\",\"entries\":[{e0},{},\"_custom\":{}}}]}}}}", &e1[..e1.len() - 1], deep("[", "]"));
+    let text = format!(
+        "{{\"log\":{{\"version\":\"1.2\",\"entries\":[{e0},{},\"_custom\":{}}}]}}}}",
+        &e1[..e1.len() - 1],
+        deep("[", "]")
+    );
     let har2 = d.join("deep-doc.har");
     std::fs::write(&har2, &text).unwrap();
     let r = with_good("matrix_deep_har_doc", &har2);
@@ -403,7 +550,11 @@ fn har_with_a_million_entries() {
     }
     let r = with_good("matrix_million", &p);
     let _ = std::fs::remove_file(&p);
-    eprintln!("million-entry HAR: {:.1} s, peak RSS {} MiB", r.elapsed.as_secs_f64(), r.peak_kib >> 10);
+    eprintln!(
+        "million-entry HAR: {:.1} s, peak RSS {} MiB",
+        r.elapsed.as_secs_f64(),
+        r.peak_kib >> 10
+    );
     assert_eq!(r.stderr, "");
     assert_eq!(r.code, Some(0));
     assert_eq!(session_totals(&r.summary, &p, "requests"), N);
@@ -418,11 +569,21 @@ fn har_with_a_million_entries() {
 fn sse_without_final_blank_line() {
     let d = dir("sse_end");
     let p = d.join("open.sse");
-    std::fs::write(&p, format!("event: message\ndata: {RESP}\n\nid: 2\ndata: {}\n", RESP.replace(":1,", ":2,"))).unwrap();
+    std::fs::write(
+        &p,
+        format!(
+            "event: message\ndata: {RESP}\n\nid: 2\ndata: {}\n",
+            RESP.replace(":1,", ":2,")
+        ),
+    )
+    .unwrap();
     let r = with_good("matrix_sse_end", &p);
     assert_eq!(
         lines(&r.stderr),
-        [format!("mcp-audit: {}: the stream ends inside an event at line 4 (no blank line after it); that event is not read", p.display())]
+        [format!(
+            "mcp-audit: {}: the stream ends inside an event at line 4 (no blank line after it); that event is not read",
+            p.display()
+        )]
     );
     assert_eq!(r.code, Some(0));
     assert_eq!(session_totals(&r.summary, &p, "responses"), 1);
@@ -444,7 +605,10 @@ fn gzip_expanding_a_thousandfold() {
     let size = gz.len() as u64;
     std::fs::write(&p, &gz).unwrap();
     let limit = mcp_audit::source::decompressed_limit(size);
-    assert!((200u64 << 20) > limit && limit == size * 1000, "the file must expand past 1000×: {size} bytes");
+    assert!(
+        (200u64 << 20) > limit && limit == size * 1000,
+        "the file must expand past 1000×: {size} bytes"
+    );
     let r = with_good("matrix_gz", &p);
     assert_eq!(r.code, Some(2));
     let l = lines(&r.stderr);
@@ -457,7 +621,11 @@ fn gzip_expanding_a_thousandfold() {
     assert!(l[0].starts_with(&head) && l[0].ends_with(tail), "{}", l[0]);
     let offset: u64 = l[0][head.len()..l[0].len() - tail.len()].parse().unwrap();
     assert!(offset <= size);
-    assert!(r.peak_kib == 0 || r.peak_kib < (limit >> 10) + (64 << 10), "peak RSS {} MiB", r.peak_kib >> 10);
+    assert!(
+        r.peak_kib == 0 || r.peak_kib < (limit >> 10) + (64 << 10),
+        "peak RSS {} MiB",
+        r.peak_kib >> 10
+    );
     assert_good_still_reported(&r);
 }
 
@@ -470,7 +638,8 @@ fn gzip_expanding_a_thousandfold() {
 fn unreadable_file() {
     use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).is_ok();
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).is_ok();
     let d = dir("unreadable");
     let p = d.join("secret.ndjson");
     std::fs::write(&p, format!("{REQ}\n")).unwrap();
@@ -482,7 +651,11 @@ fn unreadable_file() {
     let open = std::env::temp_dir().join(format!("mcp-audit-matrix-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&open);
     std::fs::create_dir_all(open.join("out")).unwrap();
-    let (bin, g, secret) = (open.join("mcp-audit"), open.join("b01_batch_reordered_by_balancer.har"), open.join("secret.ndjson"));
+    let (bin, g, secret) = (
+        open.join("mcp-audit"),
+        open.join("b01_batch_reordered_by_balancer.har"),
+        open.join("secret.ndjson"),
+    );
     let prepared = std::fs::copy(env!("CARGO_BIN_EXE_mcp-audit"), &bin).is_ok()
         && std::fs::copy(good(), &g).is_ok()
         && std::fs::write(&secret, format!("{REQ}\n")).is_ok()
@@ -491,10 +664,18 @@ fn unreadable_file() {
         && mode(&bin, 0o755)
         && mode(&g, 0o644)
         && mode(&secret, 0o000);
-    let probe = prepared && Command::new(&bin).arg("--help").uid(65534).gid(65534).output().is_ok_and(|o| o.status.success());
+    let probe = prepared
+        && Command::new(&bin)
+            .arg("--help")
+            .uid(65534)
+            .gid(65534)
+            .output()
+            .is_ok_and(|o| o.status.success());
     if !probe {
         let _ = std::fs::remove_dir_all(&open);
-        eprintln!("SKIPPED unreadable_file: running as root, and the binary cannot be run as nobody (uid 65534) here");
+        eprintln!(
+            "SKIPPED unreadable_file: running as root, and the binary cannot be run as nobody (uid 65534) here"
+        );
         return;
     }
     let mut cmd = Command::new(&bin);
@@ -506,7 +687,14 @@ fn unreadable_file() {
 
 fn check_unreadable(r: &Run, p: &Path, label: &str) {
     assert_eq!(r.code, Some(2), "{label}");
-    assert_eq!(lines(&r.stderr), [format!("mcp-audit: {}: cannot read: Permission denied (os error 13)", p.display())], "{label}");
+    assert_eq!(
+        lines(&r.stderr),
+        [format!(
+            "mcp-audit: {}: cannot read: Permission denied (os error 13)",
+            p.display()
+        )],
+        "{label}"
+    );
     assert_good_still_reported(r);
 }
 
@@ -527,12 +715,27 @@ fn directory_with_a_symlink_loop() {
     assert_eq!(
         lines(&r.stderr),
         [
-            format!("mcp-audit: {}: cannot read: Too many levels of symbolic links (os error 40)", d.join("a").display()),
-            format!("mcp-audit: {}: cannot read: Too many levels of symbolic links (os error 40)", d.join("b").display()),
+            format!(
+                "mcp-audit: {}: cannot read: Too many levels of symbolic links (os error 40)",
+                d.join("a").display()
+            ),
+            format!(
+                "mcp-audit: {}: cannot read: Too many levels of symbolic links (os error 40)",
+                d.join("b").display()
+            ),
         ]
     );
-    let files: Vec<&str> = r.summary["inputs"].as_array().unwrap().iter().map(|i| i["file"].as_str().unwrap()).collect();
-    assert_eq!(files.iter().filter(|f| f.ends_with("ok.log")).count(), 1, "{files:?}");
+    let files: Vec<&str> = r.summary["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.iter().filter(|f| f.ends_with("ok.log")).count(),
+        1,
+        "{files:?}"
+    );
     assert_eq!(session_totals(&r.summary, &log, "pairs"), 1);
     assert_good_still_reported(&r);
 }
@@ -542,6 +745,9 @@ fn path_that_does_not_exist() {
     let p = Path::new("/nonexistent/mcp-audit/capture.har");
     let r = with_good("matrix_missing", p);
     assert_eq!(r.code, Some(2));
-    assert_eq!(lines(&r.stderr), ["mcp-audit: /nonexistent/mcp-audit/capture.har: no such file or directory"]);
+    assert_eq!(
+        lines(&r.stderr),
+        ["mcp-audit: /nonexistent/mcp-audit/capture.har: no such file or directory"]
+    );
     assert_good_still_reported(&r);
 }

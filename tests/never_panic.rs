@@ -46,15 +46,39 @@ fn everything(text: &str) {
     let _ = jsonrpc::first_value_len(text);
 
     let mut formats: Vec<Format> = DIALECTS.iter().map(|&d| Format::Lines(d)).collect();
-    formats.extend([Format::Har, Format::Sse, Format::Unknown, detect_format(text)]);
+    formats.extend([
+        Format::Har,
+        Format::Sse,
+        Format::Unknown,
+        detect_format(text),
+    ]);
     let mut results: Vec<Parsed> = Vec::new();
     for (i, f) in formats.into_iter().enumerate() {
-        let name = if i % 2 == 0 { "t.client-to-server.jsonl" } else { "t.server-to-client.jsonl" };
-        results.push(parse(Input { file: file_id(i, 0), name, text }, f));
+        let name = if i % 2 == 0 {
+            "t.client-to-server.jsonl"
+        } else {
+            "t.server-to-client.jsonl"
+        };
+        results.push(parse(
+            Input {
+                file: file_id(i, 0),
+                name,
+                text,
+            },
+            f,
+        ));
     }
     let n = results.len();
-    let c = Input { file: file_id(n, 0), name: "p.client-to-server.jsonl", text };
-    let s = Input { file: file_id(n, 1), name: "p.server-to-client.jsonl", text };
+    let c = Input {
+        file: file_id(n, 0),
+        name: "p.client-to-server.jsonl",
+        text,
+    };
+    let s = Input {
+        file: file_id(n, 1),
+        name: "p.server-to-client.jsonl",
+        text,
+    };
     results.push(pair::parse(Some(c), Some(s), "p"));
 
     let infos: Vec<InputInfo> = results
@@ -69,7 +93,11 @@ fn everything(text: &str) {
             ..Default::default()
         })
         .collect();
-    let inputs = results.into_iter().enumerate().map(|(i, p)| (i, p.records, p.one_direction)).collect();
+    let inputs = results
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (i, p.records, p.one_direction))
+        .collect();
     let sessions = build_sessions(inputs);
     let analysis = analyze(&Config::default(), &sessions);
     let rep = Report::new(&infos, &analysis);
@@ -84,9 +112,16 @@ fn json_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)),
-        prop_oneof![Just("2.0".to_string()), Just("1.0".to_string()), Just("initialize".to_string()), "\\PC{0,12}"]
-            .prop_map(Value::String),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        prop_oneof![
+            Just("2.0".to_string()),
+            Just("1.0".to_string()),
+            Just("initialize".to_string()),
+            "\\PC{0,12}"
+        ]
+        .prop_map(Value::String),
     ];
     leaf.prop_recursive(3, 24, 6, |inner| {
         let key = prop_oneof![
@@ -106,8 +141,9 @@ fn json_value() -> impl Strategy<Value = Value> {
         ];
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec((key, inner), 0..6)
-                .prop_map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            prop::collection::vec((key, inner), 0..6).prop_map(|kv| Value::Object(
+                kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+            )),
         ]
     })
 }
@@ -133,9 +169,13 @@ fn message() -> impl Strategy<Value = Value> {
     prop_oneof![
         (id.clone(), method.clone(), json_value())
             .prop_map(|(id, m, p)| json!({"jsonrpc": "2.0", "id": id, "method": m, "params": p})),
-        (method, json_value()).prop_map(|(m, p)| json!({"jsonrpc": "2.0", "method": m, "params": p})),
-        (id.clone(), json_value()).prop_map(|(id, r)| json!({"jsonrpc": "2.0", "id": id, "result": r})),
-        (id, any::<i32>()).prop_map(|(id, c)| json!({"jsonrpc": "2.0", "id": id, "error": {"code": c, "message": "m"}})),
+        (method, json_value())
+            .prop_map(|(m, p)| json!({"jsonrpc": "2.0", "method": m, "params": p})),
+        (id.clone(), json_value())
+            .prop_map(|(id, r)| json!({"jsonrpc": "2.0", "id": id, "result": r})),
+        (id, any::<i32>()).prop_map(
+            |(id, c)| json!({"jsonrpc": "2.0", "id": id, "error": {"code": c, "message": "m"}})
+        ),
         json_value(),
     ]
 }
@@ -211,7 +251,11 @@ fn prefix() -> impl Strategy<Value = &'static str> {
 /// A line log (or SSE stream): lines of prefix + frame, with mixed line
 /// endings, blank lines and a possibly missing final newline.
 fn log_text() -> impl Strategy<Value = String> {
-    let line = (prefix(), prop_oneof![3 => frame_text(), 1 => "\\PC{0,20}"], 0usize..6);
+    let line = (
+        prefix(),
+        prop_oneof![3 => frame_text(), 1 => "\\PC{0,20}"],
+        0usize..6,
+    );
     prop::collection::vec(line, 0..12).prop_map(|lines| {
         let mut out = String::new();
         for (p, body, end) in lines {
@@ -247,8 +291,21 @@ fn har_text() -> impl Strategy<Value = String> {
         Just(Value::Null),
         any::<i64>().prop_map(|n| json!(n)),
     ];
-    let time = prop_oneof![any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(|f| json!(f)), Just(json!("12.5")), Just(Value::Null)];
-    let status = prop_oneof![Just(json!(200)), Just(json!(202)), Just(json!(0)), Just(json!(500)), Just(json!("200")), Just(Value::Null)];
+    let time = prop_oneof![
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        Just(json!("12.5")),
+        Just(Value::Null)
+    ];
+    let status = prop_oneof![
+        Just(json!(200)),
+        Just(json!(202)),
+        Just(json!(0)),
+        Just(json!(500)),
+        Just(json!("200")),
+        Just(Value::Null)
+    ];
     let entry = (body.clone(), body, mime, when, time, status, any::<bool>(), "[a-z0-9]{0,6}", 0u8..6).prop_map(
         |(post, resp, mime, when, time, status, b64, sid, shape)| {
             let (resp, encoding) = match (&resp, b64) {

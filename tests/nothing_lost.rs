@@ -30,9 +30,15 @@ fn count_lines(text: &str) -> (u64, u64) {
 /// The files the run reads for `path`: a pair half brings its partner.
 fn read_together(path: &Path) -> Vec<PathBuf> {
     let s = path.to_string_lossy();
-    let partner = [(".client-to-server.jsonl", ".server-to-client.jsonl"), (".server-to-client.jsonl", ".client-to-server.jsonl")]
-        .iter()
-        .find_map(|(a, b)| s.strip_suffix(a).map(|stem| PathBuf::from(format!("{stem}{b}"))));
+    let partner = [
+        (".client-to-server.jsonl", ".server-to-client.jsonl"),
+        (".server-to-client.jsonl", ".client-to-server.jsonl"),
+    ]
+    .iter()
+    .find_map(|(a, b)| {
+        s.strip_suffix(a)
+            .map(|stem| PathBuf::from(format!("{stem}{b}")))
+    });
     let mut v = vec![path.to_path_buf()];
     v.extend(partner.filter(|p| p.exists()));
     v
@@ -44,17 +50,33 @@ fn accounted(name: &str, path: &Path) -> (u64, String, String) {
     let o = mcp_audit(&[path.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "{stderr}");
-    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let t = &s["totals"];
-    let n = ["frames", "non_json_lines", "other_lines"].iter().map(|k| t[*k].as_u64().unwrap()).sum();
-    (n, s["inputs"][0]["dialect"].as_str().unwrap_or("").to_string(), stderr)
+    let n = ["frames", "non_json_lines", "other_lines"]
+        .iter()
+        .map(|k| t[*k].as_u64().unwrap())
+        .sum();
+    (
+        n,
+        s["inputs"][0]["dialect"].as_str().unwrap_or("").to_string(),
+        stderr,
+    )
 }
 
 fn line_logs() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = ["samples/cases", "samples/real"]
         .iter()
-        .flat_map(|d| std::fs::read_dir(root().join(d)).unwrap().flatten().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "log" || e == "ndjson" || e == "jsonl"))
+        .flat_map(|d| {
+            std::fs::read_dir(root().join(d))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+        })
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| e == "log" || e == "ndjson" || e == "jsonl")
+        })
         .collect();
     v.sort();
     v
@@ -75,10 +97,16 @@ fn every_line_of_every_sample_log_is_accounted_for() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let (counted, dialect, stderr) = accounted(&format!("lost_{name}"), p);
         if counted + blank != lines {
-            report.push(format!("{name} ({dialect}): {lines} lines, {counted} counted + {blank} blank {stderr}"));
+            report.push(format!(
+                "{name} ({dialect}): {lines} lines, {counted} counted + {blank} blank {stderr}"
+            ));
         }
     }
-    assert!(report.is_empty(), "lines not accounted for:\n{}", report.join("\n"));
+    assert!(
+        report.is_empty(),
+        "lines not accounted for:\n{}",
+        report.join("\n")
+    );
 }
 
 #[test]
@@ -105,7 +133,11 @@ fn every_line_of_a_cut_log_is_accounted_for() {
             if stderr.contains("no known format") {
                 continue;
             }
-            assert_eq!(counted + blank, lines, "{sample} cut at {at} ({dialect}): {stderr}");
+            assert_eq!(
+                counted + blank,
+                lines,
+                "{sample} cut at {at} ({dialect}): {stderr}"
+            );
         }
     }
 }

@@ -16,12 +16,20 @@ use common::{mcp_audit, root};
 /// Makes `import duckdb` work for `python3`: installs the `duckdb` package
 /// with pip when it is missing (`.ci/run` installs it beforehand on CI).
 fn ensure_duckdb() {
-    let has = || Command::new("python3").args(["-c", "import duckdb"]).status().is_ok_and(|s| s.success());
+    let has = || {
+        Command::new("python3")
+            .args(["-c", "import duckdb"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
     if has() {
         return;
     }
     for extra in [&[][..], &["--break-system-packages"][..]] {
-        let _ = Command::new("python3").args(["-m", "pip", "install", "--quiet", "duckdb"]).args(extra).status();
+        let _ = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "duckdb"])
+            .args(extra)
+            .status();
         if has() {
             return;
         }
@@ -37,16 +45,36 @@ fn runs_dir() -> PathBuf {
 }
 
 fn run(inputs: &[&str], out: &Path) {
-    let mut args: Vec<String> = inputs.iter().map(|i| root().join(i).to_string_lossy().into_owned()).collect();
-    args.extend(["--out".into(), out.to_string_lossy().into_owned(), "-q".into()]);
+    let mut args: Vec<String> = inputs
+        .iter()
+        .map(|i| root().join(i).to_string_lossy().into_owned())
+        .collect();
+    args.extend([
+        "--out".into(),
+        out.to_string_lossy().into_owned(),
+        "-q".into(),
+    ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = mcp_audit(&args);
-    assert!(matches!(o.status.code(), Some(0) | Some(1)), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
     for f in ["findings", "pairs", "batches", "latency", "sessions"] {
-        assert!(out.join(format!("{f}.parquet")).is_file(), "{f}.parquet missing in {}", out.display());
+        assert!(
+            out.join(format!("{f}.parquet")).is_file(),
+            "{f}.parquet missing in {}",
+            out.display()
+        );
     }
     for f in ["findings", "pairs", "batches", "latency"] {
-        assert!(out.join(format!("{f}.csv")).is_file(), "{f}.csv missing in {}", out.display());
+        assert!(
+            out.join(format!("{f}.csv")).is_file(),
+            "{f}.csv missing in {}",
+            out.display()
+        );
     }
 }
 
@@ -55,7 +83,10 @@ fn duckdb_counts_equal_summary_json() {
     ensure_duckdb();
     let runs = runs_dir();
     // Reordered and rejected batches, a duplicate id (HAR).
-    run(&["samples/real/har_ts-streamable-sse__raw-batches.har"], &runs.join("raw-batches"));
+    run(
+        &["samples/real/har_ts-streamable-sse__raw-batches.har"],
+        &runs.join("raw-batches"),
+    );
     // A line log with a slow tail and a batch never fully answered, plus a
     // cancelled request: several inputs in one run.
     run(
@@ -69,7 +100,10 @@ fn duckdb_counts_equal_summary_json() {
     );
     // Null-id errors and an id echoed with another type.
     run(
-        &["samples/cases/b12_tool_exception_answered_with_null_id.har", "samples/cases/b03_string_id_echoed_as_integer.har"],
+        &[
+            "samples/cases/b12_tool_exception_answered_with_null_id.har",
+            "samples/cases/b03_string_id_echoed_as_integer.har",
+        ],
         &runs.join("null-ids"),
     );
     let o = Command::new("python3")
@@ -79,23 +113,53 @@ fn duckdb_counts_equal_summary_json() {
         .output()
         .expect("run python3 tests/duckdb_check.py");
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "duckdb_check.py:\n{text}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "duckdb_check.py:\n{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(text.contains("all checks passed"), "{text}");
 }
 
 #[test]
 fn latency_csv_overall_row_equals_summary() {
     let out = common::out_dir("latency-csv");
-    run(&["samples/real/har_ts-streamable-sse__raw-batches.har"], &out);
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    run(
+        &["samples/real/har_ts-streamable-sse__raw-batches.har"],
+        &out,
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let csv = std::fs::read_to_string(out.join("latency.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header, ["dimension", "method", "server", "batch_size", "count", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"]);
-    let all: Vec<&str> = lines.find(|l| l.starts_with("all,")).expect("an 'all' row").split(',').collect();
+    assert_eq!(
+        header,
+        [
+            "dimension",
+            "method",
+            "server",
+            "batch_size",
+            "count",
+            "p50_ms",
+            "p90_ms",
+            "p99_ms",
+            "p999_ms",
+            "max_ms"
+        ]
+    );
+    let all: Vec<&str> = lines
+        .find(|l| l.starts_with("all,"))
+        .expect("an 'all' row")
+        .split(',')
+        .collect();
     let lat = &summary["latency_ms"];
     assert_eq!(all[4], lat["count"].to_string());
     for (i, k) in [(5, "p50"), (6, "p90"), (7, "p99"), (9, "max")] {
-        assert_eq!(all[i].parse::<f64>().unwrap(), lat[k].as_f64().unwrap(), "{k}");
+        assert_eq!(
+            all[i].parse::<f64>().unwrap(),
+            lat[k].as_f64().unwrap(),
+            "{k}"
+        );
     }
 }

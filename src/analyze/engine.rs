@@ -6,8 +6,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
 use super::{Config, PairStatus, Quantity};
-use crate::record::{Direction, Frame, Id, Kind, LooseKey, Member, Message, Micros, Payload, Problem, ValidId};
 use crate::reconstruct::Session;
+use crate::record::{
+    Direction, Frame, Id, Kind, LooseKey, Member, Message, Micros, Payload, Problem, ValidId,
+};
 
 /// One request (either direction): a `pairs.csv` row in the making.
 #[derive(Debug, Clone)]
@@ -248,7 +250,11 @@ impl<'c> Walker<'c> {
         Walker {
             cfg,
             one_direction,
-            out: SessionResult { name, input, ..Default::default() },
+            out: SessionResult {
+                name,
+                input,
+                ..Default::default()
+            },
             spaces: [Space::default(), Space::default()],
             await_reply: [None, None],
             entry_batch: HashMap::new(),
@@ -275,7 +281,15 @@ impl<'c> Walker<'c> {
 }
 
 impl Walker<'_> {
-    fn find(&mut self, kind: K, f: &Frame, dir: Option<Direction>, id: FindingId, method: Option<String>, detail: String) {
+    fn find(
+        &mut self,
+        kind: K,
+        f: &Frame,
+        dir: Option<Direction>,
+        id: FindingId,
+        method: Option<String>,
+        detail: String,
+    ) {
         self.out.findings.push(Finding {
             kind,
             session: self.out.name.clone(),
@@ -298,10 +312,13 @@ impl Walker<'_> {
             if !self.seen_events.insert(ev.clone()) {
                 let alt = match &f.payload {
                     Payload::Single(m) => vec![m.id.clone()],
-                    Payload::Batch(ms) => ms.iter().filter_map(|m| match m {
-                        Member::Message(m) => Some(m.id.clone()),
-                        Member::NotObject => None,
-                    }).collect(),
+                    Payload::Batch(ms) => ms
+                        .iter()
+                        .filter_map(|m| match m {
+                            Member::Message(m) => Some(m.id.clone()),
+                            Member::NotObject => None,
+                        })
+                        .collect(),
                     _ => vec![],
                 };
                 self.out.counts.replays += 1;
@@ -355,8 +372,14 @@ impl Walker<'_> {
         }
         if let Some(b) = reply_to {
             let ids = self.out.batches[b].ids.clone();
-            self.find(K::NotificationBatchReplied, f, Some(d), FindingId::Batch(ids),
-                None, "a batch of only notifications got a reply; JSON-RPC says send nothing".into());
+            self.find(
+                K::NotificationBatchReplied,
+                f,
+                Some(d),
+                FindingId::Batch(ids),
+                None,
+                "a batch of only notifications got a reply; JSON-RPC says send nothing".into(),
+            );
         }
         match &f.payload {
             Payload::Batch(members) => self.batch(f, d, members, reply_to.is_some(), moved),
@@ -375,8 +398,14 @@ impl Walker<'_> {
                 }
             }
             Payload::Unparseable => {
-                self.find(K::InvalidRequest, f, Some(d), FindingId::One(Id::Absent), None,
-                    "body is not valid JSON".into());
+                self.find(
+                    K::InvalidRequest,
+                    f,
+                    Some(d),
+                    FindingId::One(Id::Absent),
+                    None,
+                    "body is not valid JSON".into(),
+                );
             }
             Payload::NonJson => {}
         }
@@ -388,10 +417,10 @@ impl Walker<'_> {
     fn answers_earlier_request(&self, d: Direction, members: &[Member]) -> bool {
         let sp = &self.spaces[dir_index(d.other())];
         members.iter().any(|m| match m {
-            Member::Message(m) if m.kind == Kind::Response => m
-                .id
-                .loose()
-                .is_some_and(|k| sp.pending.contains_key(&k) || sp.answered.contains_key(&k)),
+            Member::Message(m) if m.kind == Kind::Response => {
+                m.id.loose()
+                    .is_some_and(|k| sp.pending.contains_key(&k) || sp.answered.contains_key(&k))
+            }
             _ => false,
         })
     }
@@ -413,7 +442,11 @@ impl Walker<'_> {
             let what = if h.status == 0 {
                 "no response at all".to_string()
             } else {
-                format!("status {}{}", h.status, if h.body_empty { "" } else { " with a body" })
+                format!(
+                    "status {}{}",
+                    h.status,
+                    if h.body_empty { "" } else { " with a body" }
+                )
             };
             self.find(K::NotificationBatchAwaited, f, Some(Direction::C2s), ids, None,
                 format!("notification POST answered with {what} after {:.1} ms; expected an empty 202 at once", time as f64 / 1000.0));
@@ -441,8 +474,15 @@ impl Walker<'_> {
         self.version_check(f, d, &ids);
         if members.is_empty() {
             if !is_reply {
-                self.find(K::EmptyBatch, f, Some(d), FindingId::Batch(vec![]), None,
-                    "an empty array sent as a batch; the answer must be one Invalid Request error".into());
+                self.find(
+                    K::EmptyBatch,
+                    f,
+                    Some(d),
+                    FindingId::Batch(vec![]),
+                    None,
+                    "an empty array sent as a batch; the answer must be one Invalid Request error"
+                        .into(),
+                );
             }
             return;
         }
@@ -473,8 +513,14 @@ impl Walker<'_> {
             match m {
                 Member::NotObject => {
                     all_notifications = false;
-                    self.find(K::InvalidRequest, f, Some(d), FindingId::One(Id::Absent), None,
-                        "a batch member that is not an object".into());
+                    self.find(
+                        K::InvalidRequest,
+                        f,
+                        Some(d),
+                        FindingId::One(Id::Absent),
+                        None,
+                        "a batch member that is not an object".into(),
+                    );
                 }
                 Member::Message(m) if m.kind == Kind::Response => {
                     all_notifications = false;
@@ -513,7 +559,10 @@ impl Walker<'_> {
     fn one(&mut self, f: &Frame, d: Direction, m: &Message, batch: Option<usize>) {
         self.out.counts.messages += 1;
         self.problems(f, d, m);
-        if d == Direction::C2s && self.out.revision.is_none() && m.method.as_deref() != Some("initialize") {
+        if d == Direction::C2s
+            && self.out.revision.is_none()
+            && m.method.as_deref() != Some("initialize")
+        {
             if let Some(v) = &m.offered {
                 // 2026-07-28 states its revision in every request's `_meta`.
                 self.out.revision = Some(v.to_string());
@@ -561,19 +610,41 @@ impl Walker<'_> {
         self.out.counts.requests += 1;
         let method = m.method.as_deref().map(str::to_string);
         match &m.id {
-            Id::Null => self.find(K::NullRequestId, f, Some(d), FindingId::One(Id::Null), method.clone(),
-                "a request with id null: it can never be paired (a notification has no id member)".into()),
-            id if id.is_fractional() => self.find(K::FractionalId, f, Some(d), FindingId::One(id.clone()), method.clone(),
-                "a numeric id with a fractional part; MCP ids are strings or integers".into()),
-            id if id.precision_risk() => self.find(K::IdPrecisionRisk, f, Some(d), FindingId::One(id.clone()), method.clone(),
-                "an integer id beyond ±2^53, which JavaScript clients cannot hold exactly".into()),
+            Id::Null => self.find(
+                K::NullRequestId,
+                f,
+                Some(d),
+                FindingId::One(Id::Null),
+                method.clone(),
+                "a request with id null: it can never be paired (a notification has no id member)"
+                    .into(),
+            ),
+            id if id.is_fractional() => self.find(
+                K::FractionalId,
+                f,
+                Some(d),
+                FindingId::One(id.clone()),
+                method.clone(),
+                "a numeric id with a fractional part; MCP ids are strings or integers".into(),
+            ),
+            id if id.precision_risk() => self.find(
+                K::IdPrecisionRisk,
+                f,
+                Some(d),
+                FindingId::One(id.clone()),
+                method.clone(),
+                "an integer id beyond ±2^53, which JavaScript clients cannot hold exactly".into(),
+            ),
             _ => {}
         }
         let valid = m.id.valid();
         let ri = self.out.requests.len();
         // The stream that should carry its response: the POST's own SSE body,
         // a POST that got nothing (status 0), or the legacy GET stream.
-        let on_stream = f.http.as_ref().is_some_and(|h| h.is_request_body && (h.stream || h.status == 0 || h.legacy));
+        let on_stream = f
+            .http
+            .as_ref()
+            .is_some_and(|h| h.is_request_body && (h.stream || h.status == 0 || h.legacy));
         self.out.requests.push(Req {
             id: m.id.clone(),
             valid: valid.clone(),
@@ -618,11 +689,29 @@ impl Walker<'_> {
         let pending_same = sp.live.get(&valid).is_some_and(|&n| n > 0);
         if pending_same {
             self.out.requests[ri].duplicate = true;
-            self.find(K::DuplicateId, f, Some(d), FindingId::One(m.id.clone()), method,
-                format!("id {} is still pending in this session; responses cannot be told apart", m.id.json_text()));
+            self.find(
+                K::DuplicateId,
+                f,
+                Some(d),
+                FindingId::One(m.id.clone()),
+                method,
+                format!(
+                    "id {} is still pending in this session; responses cannot be told apart",
+                    m.id.json_text()
+                ),
+            );
         } else if sp.ever.contains(&valid) && self.reuse_forbidden() {
-            self.find(K::IdReused, f, Some(d), FindingId::One(m.id.clone()), method,
-                format!("id {} was already used in this session; MCP forbids reusing request ids", m.id.json_text()));
+            self.find(
+                K::IdReused,
+                f,
+                Some(d),
+                FindingId::One(m.id.clone()),
+                method,
+                format!(
+                    "id {} was already used in this session; MCP forbids reusing request ids",
+                    m.id.json_text()
+                ),
+            );
         }
         let sp = &mut self.spaces[dir_index(d)];
         *sp.live.entry(valid.clone()).or_default() += 1;
@@ -668,12 +757,31 @@ impl Walker<'_> {
         }
         for p in &m.problems {
             let (kind, detail) = match p {
-                Problem::BadJsonrpcVersion => (K::BadJsonrpcVersion, "jsonrpc is missing or not exactly \"2.0\"".to_string()),
-                Problem::InvalidRequest(why) => (K::InvalidRequest, format!("not a valid JSON-RPC message: {why}")),
-                Problem::ResultAndError => (K::ResultAndError, "a response carrying both result and error".to_string()),
-                Problem::NeitherResultNorError => (K::NeitherResultNorError, "a response carrying neither result nor error".to_string()),
+                Problem::BadJsonrpcVersion => (
+                    K::BadJsonrpcVersion,
+                    "jsonrpc is missing or not exactly \"2.0\"".to_string(),
+                ),
+                Problem::InvalidRequest(why) => (
+                    K::InvalidRequest,
+                    format!("not a valid JSON-RPC message: {why}"),
+                ),
+                Problem::ResultAndError => (
+                    K::ResultAndError,
+                    "a response carrying both result and error".to_string(),
+                ),
+                Problem::NeitherResultNorError => (
+                    K::NeitherResultNorError,
+                    "a response carrying neither result nor error".to_string(),
+                ),
             };
-            self.find(kind, f, Some(d), FindingId::One(m.id.clone()), m.method.as_deref().map(str::to_string), detail);
+            self.find(
+                kind,
+                f,
+                Some(d),
+                FindingId::One(m.id.clone()),
+                m.method.as_deref().map(str::to_string),
+                detail,
+            );
         }
     }
 
@@ -694,14 +802,23 @@ impl Walker<'_> {
             if matches!(m.id, Id::Null | Id::Absent) {
                 if m.has_error {
                     null_ids += 1;
-                    let code = m.error_code.map(|c| format!(" (code {c})")).unwrap_or_default();
+                    let code = m
+                        .error_code
+                        .map(|c| format!(" (code {c})"))
+                        .unwrap_or_default();
                     self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
                         format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
                 } else if !self.one_direction {
                     non_null += 1;
                     unknown += 1;
-                    self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(Id::Null), None,
-                        "a success response without an id: it answers no request".into());
+                    self.find(
+                        K::UnknownIdResponse,
+                        f,
+                        Some(d),
+                        FindingId::One(Id::Null),
+                        None,
+                        "a success response without an id: it answers no request".into(),
+                    );
                 }
                 continue;
             }
@@ -712,8 +829,17 @@ impl Walker<'_> {
             let Some(lk) = m.id.loose() else {
                 // An id no request can have (a number out of every range).
                 unknown += 1;
-                self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
-                    format!("a response with id {} that no request can carry", m.id.json_text()));
+                self.find(
+                    K::UnknownIdResponse,
+                    f,
+                    Some(d),
+                    FindingId::One(m.id.clone()),
+                    None,
+                    format!(
+                        "a response with id {} that no request can carry",
+                        m.id.json_text()
+                    ),
+                );
                 continue;
             };
             let space = dir_index(d.other());
@@ -722,21 +848,37 @@ impl Walker<'_> {
                 let reqs = &self.out.requests;
                 let same = |r: usize| strict.is_some() && reqs[r].valid == strict;
                 let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
-                let in_post = if entry.is_some() { lst.iter().position(|&r| same(r) && here(r)) } else { None };
+                let in_post = if entry.is_some() {
+                    lst.iter().position(|&r| same(r) && here(r))
+                } else {
+                    None
+                };
                 in_post
                     .or_else(|| lst.iter().position(|&r| same(r)))
-                    .or_else(|| if entry.is_some() { lst.iter().position(|&r| here(r)) } else { None })
+                    .or_else(|| {
+                        if entry.is_some() {
+                            lst.iter().position(|&r| here(r))
+                        } else {
+                            None
+                        }
+                    })
                     .or(if lst.is_empty() { None } else { Some(0) })
             });
             if let Some(pos) = pick {
-                let Some(lst) = self.spaces[space].pending.get_mut(&lk) else { continue };
+                let Some(lst) = self.spaces[space].pending.get_mut(&lk) else {
+                    continue;
+                };
                 let Some(ri) = lst.remove(pos) else { continue };
                 if lst.is_empty() {
                     self.spaces[space].pending.remove(&lk);
                 }
                 let q = &self.out.requests[ri];
                 if !q.cancelled {
-                    if let Some(n) = q.valid.as_ref().and_then(|v| self.spaces[space].live.get_mut(v)) {
+                    if let Some(n) = q
+                        .valid
+                        .as_ref()
+                        .and_then(|v| self.spaces[space].live.get_mut(v))
+                    {
                         *n = n.saturating_sub(1);
                     }
                 }
@@ -744,8 +886,17 @@ impl Walker<'_> {
                 self.pair(f, d, m, ri, moved, &mut linked);
             } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
                 let method = self.out.requests[ri].method.clone();
-                self.find(K::DuplicateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
-                    format!("a second response for id {}, which was already answered", m.id.json_text()));
+                self.find(
+                    K::DuplicateResponse,
+                    f,
+                    Some(d),
+                    FindingId::One(m.id.clone()),
+                    method,
+                    format!(
+                        "a second response for id {}, which was already answered",
+                        m.id.json_text()
+                    ),
+                );
                 if let Some((b, _)) = self.out.requests[ri].batch {
                     if !linked.contains(&b) {
                         linked.push(b);
@@ -778,7 +929,15 @@ impl Walker<'_> {
         }
     }
 
-    fn pair(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize, moved: bool, linked: &mut Vec<usize>) {
+    fn pair(
+        &mut self,
+        f: &Frame,
+        d: Direction,
+        m: &Message,
+        ri: usize,
+        moved: bool,
+        linked: &mut Vec<usize>,
+    ) {
         self.out.counts.pairs += 1;
         let req_id = self.out.requests[ri].id.clone();
         if self.out.requests[ri].valid != m.id.valid() {
@@ -855,7 +1014,11 @@ impl Walker<'_> {
             let base = q.finding(
                 K::MissingResponse,
                 &self.out.name,
-                format!("{} {} never got a response before the end of the capture", q.method.as_deref().unwrap_or("request"), q.id.json_text()),
+                format!(
+                    "{} {} never got a response before the end of the capture",
+                    q.method.as_deref().unwrap_or("request"),
+                    q.id.json_text()
+                ),
             );
             if q.on_stream {
                 let mut s = base.clone();
@@ -879,8 +1042,17 @@ impl Walker<'_> {
             let expected = reqs.iter().filter(|q| q.answered || !q.cancelled).count();
             let mut found = Vec::new();
             if b.linked != expected {
-                found.push((K::ResponseCountMismatch, b.loc, b.evidence, b.file, b.direction,
-                    format!("{} request(s) with valid ids but {} response(s) linked to the batch", expected, b.linked)));
+                found.push((
+                    K::ResponseCountMismatch,
+                    b.loc,
+                    b.evidence,
+                    b.file,
+                    b.direction,
+                    format!(
+                        "{} request(s) with valid ids but {} response(s) linked to the batch",
+                        expected, b.linked
+                    ),
+                ));
             }
             let mut sorted = b.arrivals.clone();
             sorted.sort_unstable();
@@ -890,31 +1062,58 @@ impl Walker<'_> {
                 .collect();
             if !mis.is_empty() {
                 let (loc, ev, file) = b.reply.unwrap_or((b.loc, b.evidence, b.file));
-                let order: Vec<String> = b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
+                let order: Vec<String> =
+                    b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
                 found.push((K::OutOfOrderBatch, loc, ev, file, b.direction.other(),
                     format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
             }
             for (kind, loc, ev, file, dir, detail) in found {
                 let ids = b.ids.clone();
                 self.out.findings.push(Finding {
-                    kind, session: self.out.name.clone(), direction: Some(dir), id: FindingId::Batch(ids),
-                    alt_ids: vec![], method: None, input: self.out.input, file, location: loc, evidence: ev, detail,
+                    kind,
+                    session: self.out.name.clone(),
+                    direction: Some(dir),
+                    id: FindingId::Batch(ids),
+                    alt_ids: vec![],
+                    method: None,
+                    input: self.out.input,
+                    file,
+                    location: loc,
+                    evidence: ev,
+                    detail,
                 });
             }
             // slow_tail inside a batch (rule 10).
-            let timed: Vec<(usize, Micros)> = b.reqs.iter().filter_map(|&r| {
-                let q = &self.out.requests[r];
-                if q.cancelled { None } else { q.latency.map(|l| (r, l)) }
-            }).collect();
+            let timed: Vec<(usize, Micros)> = b
+                .reqs
+                .iter()
+                .filter_map(|&r| {
+                    let q = &self.out.requests[r];
+                    if q.cancelled {
+                        None
+                    } else {
+                        q.latency.map(|l| (r, l))
+                    }
+                })
+                .collect();
             if timed.len() >= 2 {
                 for &(r, l) in &timed {
                     if l < slow {
                         continue;
                     }
-                    let others: Vec<Micros> = timed.iter().filter(|&&(o, _)| o != r).map(|&(_, x)| x).collect();
+                    let others: Vec<Micros> = timed
+                        .iter()
+                        .filter(|&&(o, _)| o != r)
+                        .map(|&(_, x)| x)
+                        .collect();
                     let med = super::latency::median(&others);
                     if (l as f64) >= factor * med {
-                        let detail = format!("took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0);
+                        let detail = format!(
+                            "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back",
+                            l as f64 / 1000.0,
+                            l as f64 / med.max(1.0),
+                            med / 1000.0
+                        );
                         let f = self.out.requests[r].finding(K::SlowTail, &self.out.name, detail);
                         self.out.findings.push(f);
                     }
@@ -926,7 +1125,7 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{analyze, Config, FindingKind};
+    use super::super::{Config, FindingKind, analyze};
     use crate::ingest::{self, Input};
     use crate::reconstruct::build_sessions;
 
@@ -940,18 +1139,28 @@ mod tests {
                 format!("{{\"ts\":\"{ts}\",\"dir\":\"{d}\",\"msg\":{m}}}\n")
             })
             .collect();
-        let input = Input { file: 0, name: "t.ndjson", text: &text };
+        let input = Input {
+            file: 0,
+            name: "t.ndjson",
+            text: &text,
+        };
         let parsed = ingest::parse(input, ingest::detect_format(&text));
         let sessions = build_sessions(vec![(0, parsed.records, false)]);
         let a = analyze(&Config::default(), &sessions);
-        let f = a.findings.iter().map(|f| (f.kind.name(), f.id.to_json().to_string())).collect();
+        let f = a
+            .findings
+            .iter()
+            .map(|f| (f.kind.name(), f.id.to_json().to_string()))
+            .collect();
         (f, a)
     }
 
     const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
 
     fn init_result(rev: &str) -> String {
-        format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{rev}","serverInfo":{{"name":"s","version":"1"}}}}}}"#)
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{rev}","serverInfo":{{"name":"s","version":"1"}}}}}}"#
+        )
     }
 
     #[test]
@@ -960,7 +1169,11 @@ mod tests {
         let (f, a) = run(&[
             (0, "c2s", INIT),
             (5, "s2c", &r),
-            (10, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#),
+            (
+                10,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            ),
             (70_011, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
         ]);
         assert_eq!(f, vec![("late_response", "1".to_string())]);
@@ -975,17 +1188,43 @@ mod tests {
         let (f, a) = run(&[
             (0, "c2s", INIT),
             (1, "s2c", &r),
-            (2, "c2s", r#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#),
-            (3, "c2s", r#"{"jsonrpc":"2.0","id":"b","method":"tools/call"}"#),
-            (90_000, "c2s", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#),
-            (90_000, "c2s", r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b"}}"#),
+            (
+                2,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#,
+            ),
+            (
+                3,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":"b","method":"tools/call"}"#,
+            ),
+            (
+                90_000,
+                "c2s",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#,
+            ),
+            (
+                90_000,
+                "c2s",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b"}}"#,
+            ),
             (95_000, "s2c", r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
         ]);
         // Both cancelled; "a" answered after the cancel: no late_response,
         // no missing_response for "b", no latency for either.
-        assert_eq!(f, vec![("cancelled_request", "\"a\"".to_string()), ("cancelled_request", "\"b\"".to_string())]);
+        assert_eq!(
+            f,
+            vec![
+                ("cancelled_request", "\"a\"".to_string()),
+                ("cancelled_request", "\"b\"".to_string())
+            ]
+        );
         assert_eq!(a.latency.map(|q| q.count), Some(1));
-        let st: Vec<_> = a.sessions[0].requests.iter().map(|q| q.status().as_str()).collect();
+        let st: Vec<_> = a.sessions[0]
+            .requests
+            .iter()
+            .map(|q| q.status().as_str())
+            .collect();
         assert_eq!(st, vec!["paired", "cancelled", "cancelled"]);
     }
 
@@ -1009,8 +1248,16 @@ mod tests {
     #[test]
     fn id_kinds_at_requests_only() {
         let (f, _) = run(&[
-            (0, "c2s", r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#),
-            (1, "s2c", r#"{"jsonrpc":"2.0","id":9007199254740993,"result":{}}"#),
+            (
+                0,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#,
+            ),
+            (
+                1,
+                "s2c",
+                r#"{"jsonrpc":"2.0","id":9007199254740993,"result":{}}"#,
+            ),
             (2, "c2s", r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
             (3, "s2c", r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#),
             (4, "c2s", r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#),

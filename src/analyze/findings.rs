@@ -101,7 +101,9 @@ impl FindingId {
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             FindingId::One(id) => id.to_json(),
-            FindingId::Batch(ids) => serde_json::Value::Array(ids.iter().map(Id::to_json).collect()),
+            FindingId::Batch(ids) => {
+                serde_json::Value::Array(ids.iter().map(Id::to_json).collect())
+            }
         }
     }
 }

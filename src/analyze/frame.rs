@@ -37,7 +37,12 @@ pub const PAIRS_COLUMNS: [&str; 11] = [
 ];
 
 /// The quantiles of the latency table: column name and permille (rule 10).
-pub const QUANTILES: [(&str, usize); 4] = [("p50_ms", 500), ("p90_ms", 900), ("p99_ms", 990), ("p999_ms", 999)];
+pub const QUANTILES: [(&str, usize); 4] = [
+    ("p50_ms", 500),
+    ("p90_ms", 900),
+    ("p99_ms", 990),
+    ("p999_ms", 999),
+];
 
 /// What the tables need from the run besides the analysis: display names
 /// and the escaping of captured strings (the report layer provides them).
@@ -110,7 +115,11 @@ fn int(v: impl TryInto<i64>) -> Option<i64> {
 }
 
 /// Builds every table.
-pub fn build(a: &Analysis, summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Tables> {
+pub fn build(
+    a: &Analysis,
+    summaries: &[SessionSummary],
+    names: &dyn Names,
+) -> PolarsResult<Tables> {
     let findings = findings(a, names)?;
     let pairs_full = pairs_full(a, names)?;
     let samples = latency_samples(&pairs_full)?;
@@ -118,14 +127,41 @@ pub fn build(a: &Analysis, summaries: &[SessionSummary], names: &dyn Names) -> P
     let latency = latency(&samples)?;
     let pairs = pairs_full.select(PAIRS_COLUMNS)?;
     let sessions = sessions(summaries, names)?;
-    Ok(Tables { findings, pairs, batches, latency, sessions })
+    Ok(Tables {
+        findings,
+        pairs,
+        batches,
+        latency,
+        sessions,
+    })
 }
 
 fn findings(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let n = a.findings.len();
-    let (mut kind, mut severity, mut session, mut direction, mut id, mut method, mut file, mut detail) =
-        (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-    let (mut line, mut entry, mut event) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (
+        mut kind,
+        mut severity,
+        mut session,
+        mut direction,
+        mut id,
+        mut method,
+        mut file,
+        mut detail,
+    ) = (
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+    );
+    let (mut line, mut entry, mut event) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     for f in &a.findings {
         kind.push(Some(f.kind.name().to_string()));
         severity.push(Some(f.kind.severity().as_str().to_string()));
@@ -193,7 +229,11 @@ fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
             position.push(q.batch.and_then(|(_, p)| int(p)));
             response_position.push(q.response_position.and_then(int));
             server.push(srv.clone());
-            batch_size.push(Some(q.batch.and_then(|(b, _)| s.batches.get(b)).map_or(0, |b| b.size as i64)));
+            batch_size.push(Some(
+                q.batch
+                    .and_then(|(b, _)| s.batches.get(b))
+                    .map_or(0, |b| b.size as i64),
+            ));
             latency_us.push(q.latency);
             cancelled.push(q.cancelled);
         }
@@ -227,7 +267,11 @@ fn latency_samples(pairs: &DataFrame) -> PolarsResult<DataFrame> {
     let live = !pairs.column("cancelled")?.bool()?;
     let mut s = pairs.filter(&(&known & &live))?;
     let height = s.height();
-    s.with_column(Column::new_scalar("all".into(), Scalar::new(DataType::String, AnyValue::StringOwned("all".into())), height))?;
+    s.with_column(Column::new_scalar(
+        "all".into(),
+        Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
+        height,
+    ))?;
     Ok(s)
 }
 
@@ -247,15 +291,30 @@ fn quantiles_by(samples: &DataFrame, key: &str) -> PolarsResult<DataFrame> {
     let gb = samples.group_by([key])?;
     let g = gb.select(["latency_us"]);
     let counted = g.count()?;
-    let mut cols = vec![counted.select_at_idx(0).cloned().ok_or_else(|| polars_err!(ComputeError: "no key"))?];
-    let count = counted.select_at_idx(1).ok_or_else(|| polars_err!(ComputeError: "no count"))?;
+    let mut cols = vec![
+        counted
+            .select_at_idx(0)
+            .cloned()
+            .ok_or_else(|| polars_err!(ComputeError: "no key"))?,
+    ];
+    let count = counted
+        .select_at_idx(1)
+        .ok_or_else(|| polars_err!(ComputeError: "no count"))?;
     cols.push(count.cast(&DataType::Int64)?.with_name("count".into()));
     for (name, permille) in QUANTILES {
         let q = g.quantile(permille as f64 / 1000.0, QuantileMethod::Equiprobable)?;
-        cols.push(to_ms(q.select_at_idx(1).ok_or_else(|| polars_err!(ComputeError: "no quantile"))?, name)?);
+        cols.push(to_ms(
+            q.select_at_idx(1)
+                .ok_or_else(|| polars_err!(ComputeError: "no quantile"))?,
+            name,
+        )?);
     }
     let max = g.max()?;
-    cols.push(to_ms(max.select_at_idx(1).ok_or_else(|| polars_err!(ComputeError: "no max"))?, "max_ms")?);
+    cols.push(to_ms(
+        max.select_at_idx(1)
+            .ok_or_else(|| polars_err!(ComputeError: "no max"))?,
+        "max_ms",
+    )?);
     let df = DataFrame::new_infer_height(cols)?;
     df.sort([key], SortMultipleOptions::default().with_nulls_last(true))
 }
@@ -264,15 +323,22 @@ fn quantiles_by(samples: &DataFrame, key: &str) -> PolarsResult<DataFrame> {
 /// `batch_size`) and value; the other dimensions' columns are null.
 fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     let dims = ["all", "method", "server", "batch_size"];
-    let key_cols: [(&str, DataType); 3] =
-        [("method", DataType::String), ("server", DataType::String), ("batch_size", DataType::Int64)];
+    let key_cols: [(&str, DataType); 3] = [
+        ("method", DataType::String),
+        ("server", DataType::String),
+        ("batch_size", DataType::Int64),
+    ];
     let mut out: Option<DataFrame> = None;
     for dimension in dims {
         // The `all` dimension groups by the samples' constant `all` column.
         let key = dimension;
         let q = quantiles_by(samples, key)?;
         let h = q.height();
-        let mut cols = vec![Column::new_scalar("dimension".into(), Scalar::new(DataType::String, AnyValue::StringOwned(dimension.into())), h)];
+        let mut cols = vec![Column::new_scalar(
+            "dimension".into(),
+            Scalar::new(DataType::String, AnyValue::StringOwned(dimension.into())),
+            h,
+        )];
         for (k, dt) in &key_cols {
             if *k == key {
                 cols.push(q.column(k)?.clone());
@@ -305,10 +371,16 @@ fn member_latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     let counted = g.count()?;
     let median = g.median()?;
     let max = g.max()?;
-    let pick = |df: &DataFrame, i: usize| df.select_at_idx(i).cloned().ok_or_else(|| polars_err!(ComputeError: "missing column"));
+    let pick = |df: &DataFrame, i: usize| {
+        df.select_at_idx(i)
+            .cloned()
+            .ok_or_else(|| polars_err!(ComputeError: "missing column"))
+    };
     DataFrame::new_infer_height(vec![
         pick(&counted, 0)?,
-        pick(&counted, 1)?.cast(&DataType::Int64)?.with_name("member_latencies".into()),
+        pick(&counted, 1)?
+            .cast(&DataType::Int64)?
+            .with_name("member_latencies".into()),
         to_ms(&pick(&median, 1)?, "median_member_ms")?,
         to_ms(&pick(&max, 1)?, "max_member_ms")?,
     ])
@@ -321,7 +393,8 @@ fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult
     let mut direction = Vec::with_capacity(n);
     let mut file = Vec::with_capacity(n);
     let (mut line, mut entry) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut size, mut requests, mut notifications, mut responses) = (vec![], vec![], vec![], vec![]);
+    let (mut size, mut requests, mut notifications, mut responses) =
+        (vec![], vec![], vec![], vec![]);
     let (mut valid, mut linked, mut null_id, mut unknown) = (vec![], vec![], vec![], vec![]);
     let (mut order, mut request_time, mut completion) = (vec![], vec![], vec![]);
     for s in &a.sessions {
@@ -342,7 +415,12 @@ fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult
             linked.push(int(b.linked));
             null_id.push(int(b.null_id));
             unknown.push(int(b.unknown));
-            let ids: Vec<String> = b.arrivals.iter().filter_map(|&i| s.requests.get(*b.reqs.get(i)?)).map(|q| q.id.json_text()).collect();
+            let ids: Vec<String> = b
+                .arrivals
+                .iter()
+                .filter_map(|&i| s.requests.get(*b.reqs.get(i)?))
+                .map(|q| q.id.json_text())
+                .collect();
             order.push(Some(names.text(&ids.join(" ")).into_owned()));
             request_time.push(b.ts);
             completion.push(match (b.ts, b.completed) {
@@ -420,14 +498,25 @@ fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Dat
     .into_iter()
     .map(|c| (c, Vec::with_capacity(n)))
     .collect();
-    let mut floats: Vec<(&str, Vec<Option<f64>>)> =
-        ["latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms"].into_iter().map(|c| (c, Vec::with_capacity(n))).collect();
+    let mut floats: Vec<(&str, Vec<Option<f64>>)> = [
+        "latency_p50_ms",
+        "latency_p90_ms",
+        "latency_p99_ms",
+        "latency_max_ms",
+    ]
+    .into_iter()
+    .map(|c| (c, Vec::with_capacity(n)))
+    .collect();
     for s in summaries {
         session.push(Some(names.text(&s.name).into_owned()));
         file.push(Some(names.text(names.input(s.input)).into_owned()));
         traffic.push(s.totals.sessions > 0);
         server.push(s.server.as_ref().map(|x| names.text(&x.name).into_owned()));
-        version.push(s.server.as_ref().map(|x| names.text(&x.version).into_owned()));
+        version.push(
+            s.server
+                .as_ref()
+                .map(|x| names.text(&x.version).into_owned()),
+        );
         revision.push(s.revision.as_deref().map(|x| names.text(x).into_owned()));
         let t = &s.totals;
         let m = &s.metrics;
@@ -454,7 +543,12 @@ fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Dat
             col.push(v);
         }
         let lat = s.latency_ms;
-        let values = [lat.map(|q| q.p50), lat.map(|q| q.p90), lat.map(|q| q.p99), lat.map(|q| q.max)];
+        let values = [
+            lat.map(|q| q.p50),
+            lat.map(|q| q.p90),
+            lat.map(|q| q.p99),
+            lat.map(|q| q.max),
+        ];
         for ((_, col), v) in floats.iter_mut().zip(values) {
             col.push(v);
         }
@@ -480,13 +574,20 @@ pub fn csv_text(df: &DataFrame, columns: &[&str]) -> PolarsResult<DataFrame> {
     for &name in columns {
         let c = df.column(name)?;
         let v: Vec<Option<String>> = match c.dtype() {
-            DataType::String => c.str()?.iter().map(|o| o.filter(|s| !s.is_empty()).map(str::to_string)).collect(),
+            DataType::String => c
+                .str()?
+                .iter()
+                .map(|o| o.filter(|s| !s.is_empty()).map(str::to_string))
+                .collect(),
             DataType::Int64 => c.i64()?.iter().map(|o| o.map(|x| x.to_string())).collect(),
             DataType::Float64 => c.f64()?.iter().map(|o| o.map(|x| format!("{x}"))).collect(),
             DataType::Boolean => c.bool()?.iter().map(|o| o.map(|x| x.to_string())).collect(),
             DataType::Datetime(TimeUnit::Microseconds, _) => {
                 let us = c.cast(&DataType::Int64)?;
-                us.i64()?.iter().map(|o| o.map(format_rfc3339).filter(|s| !s.is_empty())).collect()
+                us.i64()?
+                    .iter()
+                    .map(|o| o.map(format_rfc3339).filter(|s| !s.is_empty()))
+                    .collect()
             }
             other => polars_bail!(ComputeError: "column {name}: no CSV text for {other}"),
         };
@@ -514,7 +615,12 @@ mod tests {
         }
     }
 
-    fn req(id: i64, method: &str, latency_us: Option<Micros>, batch: Option<(usize, usize)>) -> Req {
+    fn req(
+        id: i64,
+        method: &str,
+        latency_us: Option<Micros>,
+        batch: Option<(usize, usize)>,
+    ) -> Req {
         let mut q = Req::for_tests(Id::Int(id.into()), Direction::C2s);
         q.method = Some(method.into());
         q.ts = Some(1_000_000);
@@ -552,21 +658,36 @@ mod tests {
     /// then a batch of 3 (2, 4, 30 ms) and one cancelled request (500 ms);
     /// session `b` (no server): ping 7 ms and one missing.
     fn analysis() -> Analysis {
-        let mut a = SessionResult { name: "a".into(), server: Some(("alpha".into(), "1.0".into())), ..Default::default() };
+        let mut a = SessionResult {
+            name: "a".into(),
+            server: Some(("alpha".into(), "1.0".into())),
+            ..Default::default()
+        };
         for i in 1..=10 {
             a.requests.push(req(i, "tools/call", Some(i * 1000), None));
         }
-        a.requests.push(req(11, "resources/read", Some(2000), Some((0, 0))));
-        a.requests.push(req(12, "resources/read", Some(4000), Some((0, 1))));
-        a.requests.push(req(13, "resources/read", Some(30_000), Some((0, 2))));
-        a.batches.push(batch(3, vec![10, 11, 12], 1_000_000, 1_030_000));
+        a.requests
+            .push(req(11, "resources/read", Some(2000), Some((0, 0))));
+        a.requests
+            .push(req(12, "resources/read", Some(4000), Some((0, 1))));
+        a.requests
+            .push(req(13, "resources/read", Some(30_000), Some((0, 2))));
+        a.batches
+            .push(batch(3, vec![10, 11, 12], 1_000_000, 1_030_000));
         let mut c = req(14, "tools/call", Some(500_000), None);
         c.cancelled = true;
         a.requests.push(c);
-        let mut b = SessionResult { name: "b".into(), input: 0, ..Default::default() };
+        let mut b = SessionResult {
+            name: "b".into(),
+            input: 0,
+            ..Default::default()
+        };
         b.requests.push(req(1, "ping", Some(7000), None));
         b.requests.push(req(2, "ping", None, None));
-        Analysis { sessions: vec![a, b], ..Default::default() }
+        Analysis {
+            sessions: vec![a, b],
+            ..Default::default()
+        }
     }
 
     fn row(df: &DataFrame, dimension: &str, key: &str, value: AnyValue<'_>) -> Vec<f64> {
@@ -589,38 +710,79 @@ mod tests {
         let l = &t.latency;
         // tools/call: 1..=10 ms (the cancelled 500 ms left out): p50 rank 5,
         // p90 rank 9, p99 rank ceil(9.9) = 10, p99.9 rank 10.
-        assert_eq!(row(l, "method", "method", AnyValue::String("tools/call")), vec![10.0, 5.0, 9.0, 10.0, 10.0, 10.0]);
+        assert_eq!(
+            row(l, "method", "method", AnyValue::String("tools/call")),
+            vec![10.0, 5.0, 9.0, 10.0, 10.0, 10.0]
+        );
         // resources/read: 2, 4, 30 ms: p50 rank ceil(1.5) = 2 → 4 ms.
-        assert_eq!(row(l, "method", "method", AnyValue::String("resources/read")), vec![3.0, 4.0, 30.0, 30.0, 30.0, 30.0]);
-        assert_eq!(row(l, "method", "method", AnyValue::String("ping")), vec![1.0, 7.0, 7.0, 7.0, 7.0, 7.0]);
+        assert_eq!(
+            row(l, "method", "method", AnyValue::String("resources/read")),
+            vec![3.0, 4.0, 30.0, 30.0, 30.0, 30.0]
+        );
+        assert_eq!(
+            row(l, "method", "method", AnyValue::String("ping")),
+            vec![1.0, 7.0, 7.0, 7.0, 7.0, 7.0]
+        );
         // server alpha: 1..=10, 2, 4, 30 (13 values): sorted 1,2,2,3,4,4,5,6,7,8,9,10,30;
         // p50 rank 7 → 5, p90 rank ceil(11.7) = 12 → 10, p99 rank 13 → 30.
-        assert_eq!(row(l, "server", "server", AnyValue::String("alpha")), vec![13.0, 5.0, 10.0, 30.0, 30.0, 30.0]);
+        assert_eq!(
+            row(l, "server", "server", AnyValue::String("alpha")),
+            vec![13.0, 5.0, 10.0, 30.0, 30.0, 30.0]
+        );
         // session b has no server: its row has a null server.
-        assert_eq!(row(l, "server", "server", AnyValue::Null), vec![1.0, 7.0, 7.0, 7.0, 7.0, 7.0]);
+        assert_eq!(
+            row(l, "server", "server", AnyValue::Null),
+            vec![1.0, 7.0, 7.0, 7.0, 7.0, 7.0]
+        );
         // batch size 0 = outside batches: 1..=10 and 7, sorted 1,2,3,4,5,6,7,7,8,9,10:
         // p50 rank ceil(5.5) = 6 → 6; p90 rank ceil(9.9) = 10 → 9; p99 rank 11 → 10.
-        assert_eq!(row(l, "batch_size", "batch_size", AnyValue::Int64(0)), vec![11.0, 6.0, 9.0, 10.0, 10.0, 10.0]);
-        assert_eq!(row(l, "batch_size", "batch_size", AnyValue::Int64(3)), vec![3.0, 4.0, 30.0, 30.0, 30.0, 30.0]);
+        assert_eq!(
+            row(l, "batch_size", "batch_size", AnyValue::Int64(0)),
+            vec![11.0, 6.0, 9.0, 10.0, 10.0, 10.0]
+        );
+        assert_eq!(
+            row(l, "batch_size", "batch_size", AnyValue::Int64(3)),
+            vec![3.0, 4.0, 30.0, 30.0, 30.0, 30.0]
+        );
         // all: 14 values, sorted 1,2,2,3,4,4,5,6,7,7,8,9,10,30: p50 rank 7 → 5;
         // p90 rank ceil(12.6) = 13 → 10; p99 and p99.9 rank 14 → 30.
-        assert_eq!(row(l, "all", "dimension", AnyValue::String("all")), vec![14.0, 5.0, 10.0, 30.0, 30.0, 30.0]);
+        assert_eq!(
+            row(l, "all", "dimension", AnyValue::String("all")),
+            vec![14.0, 5.0, 10.0, 30.0, 30.0, 30.0]
+        );
     }
 
     #[test]
     fn overall_row_equals_summary_latency() {
         let mut a = analysis();
-        let lat: Vec<Micros> = a.sessions.iter().flat_map(|s| &s.requests).filter(|q| !q.cancelled).filter_map(|q| q.latency).collect();
+        let lat: Vec<Micros> = a
+            .sessions
+            .iter()
+            .flat_map(|s| &s.requests)
+            .filter(|q| !q.cancelled)
+            .filter_map(|q| q.latency)
+            .collect();
         a.latency = crate::analyze::latency::quantiles(&lat);
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
         let l = &t.latency;
         let dims = l.column("dimension").unwrap().str().unwrap().clone();
-        let i = (0..l.height()).find(|&i| dims.get(i) == Some("all")).unwrap();
+        let i = (0..l.height())
+            .find(|&i| dims.get(i) == Some("all"))
+            .unwrap();
         let get = |c: &str| l.column(c).unwrap().f64().unwrap().get(i).unwrap();
         let q = a.latency.unwrap();
-        assert_eq!((get("p50_ms"), get("p90_ms"), get("p99_ms"), get("max_ms")), (q.p50, q.p90, q.p99, q.max));
-        assert_eq!((get("p50_ms"), get("p90_ms"), get("p99_ms")), (5.0, 10.0, 30.0));
-        assert_eq!(l.column("count").unwrap().i64().unwrap().get(i), Some(q.count as i64));
+        assert_eq!(
+            (get("p50_ms"), get("p90_ms"), get("p99_ms"), get("max_ms")),
+            (q.p50, q.p90, q.p99, q.max)
+        );
+        assert_eq!(
+            (get("p50_ms"), get("p90_ms"), get("p99_ms")),
+            (5.0, 10.0, 30.0)
+        );
+        assert_eq!(
+            l.column("count").unwrap().i64().unwrap().get(i),
+            Some(q.count as i64)
+        );
     }
 
     #[test]
@@ -630,8 +792,19 @@ mod tests {
         let b = &t.batches;
         let f = |c: &str| b.column(c).unwrap().f64().unwrap().get(0);
         // Members 2, 4, 30 ms: median 4, max 30; completion 30 ms → ratio 7.5.
-        assert_eq!((f("completion_ms"), f("median_member_ms"), f("max_member_ms"), f("completion_ratio")), (Some(30.0), Some(4.0), Some(30.0), Some(7.5)));
-        assert_eq!(b.column("member_latencies").unwrap().i64().unwrap().get(0), Some(3));
+        assert_eq!(
+            (
+                f("completion_ms"),
+                f("median_member_ms"),
+                f("max_member_ms"),
+                f("completion_ratio")
+            ),
+            (Some(30.0), Some(4.0), Some(30.0), Some(7.5))
+        );
+        assert_eq!(
+            b.column("member_latencies").unwrap().i64().unwrap().get(0),
+            Some(3)
+        );
     }
 
     #[test]
@@ -640,20 +813,52 @@ mod tests {
         let s = &mut a.sessions[0];
         s.requests[12].latency = None; // members 2 and 4 ms left
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
-        assert_eq!(t.batches.column("median_member_ms").unwrap().f64().unwrap().get(0), Some(3.0));
-        assert_eq!(t.batches.column("median_member_ms").unwrap().f64().unwrap().get(0).map(|m| m * 1000.0), Some(crate::analyze::latency::median(&[2000, 4000])));
+        assert_eq!(
+            t.batches
+                .column("median_member_ms")
+                .unwrap()
+                .f64()
+                .unwrap()
+                .get(0),
+            Some(3.0)
+        );
+        assert_eq!(
+            t.batches
+                .column("median_member_ms")
+                .unwrap()
+                .f64()
+                .unwrap()
+                .get(0)
+                .map(|m| m * 1000.0),
+            Some(crate::analyze::latency::median(&[2000, 4000]))
+        );
     }
 
     #[test]
     fn pairs_and_csv_text() {
         let a = analysis();
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
-        let names: Vec<&str> = t.pairs.get_column_names().into_iter().map(|c| c.as_str()).collect();
+        let names: Vec<&str> = t
+            .pairs
+            .get_column_names()
+            .into_iter()
+            .map(|c| c.as_str())
+            .collect();
         assert_eq!(names, PAIRS_COLUMNS.to_vec());
         assert_eq!(t.pairs.height(), 16);
         let text = csv_text(&t.pairs, &PAIRS_COLUMNS).unwrap();
-        let col = |c: &str, i: usize| text.column(c).unwrap().str().unwrap().get(i).map(str::to_string);
-        assert_eq!(col("request_time", 0).as_deref(), Some("1970-01-01T00:00:01.000000Z"));
+        let col = |c: &str, i: usize| {
+            text.column(c)
+                .unwrap()
+                .str()
+                .unwrap()
+                .get(i)
+                .map(str::to_string)
+        };
+        assert_eq!(
+            col("request_time", 0).as_deref(),
+            Some("1970-01-01T00:00:01.000000Z")
+        );
         assert_eq!(col("latency_ms", 0).as_deref(), Some("1"));
         assert_eq!(col("batch", 10).as_deref(), Some("1"));
         assert_eq!(col("batch", 0), None);
@@ -667,9 +872,23 @@ mod tests {
         let a = analysis();
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
         assert_eq!(t.sessions.height(), 2);
-        let lc = t.sessions.column("latency_count").unwrap().i64().unwrap().clone();
+        let lc = t
+            .sessions
+            .column("latency_count")
+            .unwrap()
+            .i64()
+            .unwrap()
+            .clone();
         assert_eq!((lc.get(0), lc.get(1)), (Some(13), Some(1)));
-        assert_eq!(t.sessions.column("batch_size_count").unwrap().i64().unwrap().get(0), Some(1));
+        assert_eq!(
+            t.sessions
+                .column("batch_size_count")
+                .unwrap()
+                .i64()
+                .unwrap()
+                .get(0),
+            Some(1)
+        );
     }
 
     #[test]
@@ -679,7 +898,13 @@ mod tests {
         for (name, df) in t.named() {
             assert_eq!(df.height(), 0, "{name}");
         }
-        assert_eq!(t.batches.column("median_member_ms").unwrap().dtype(), &DataType::Float64);
-        assert_eq!(t.latency.column("p999_ms").unwrap().dtype(), &DataType::Float64);
+        assert_eq!(
+            t.batches.column("median_member_ms").unwrap().dtype(),
+            &DataType::Float64
+        );
+        assert_eq!(
+            t.latency.column("p999_ms").unwrap().dtype(),
+            &DataType::Float64
+        );
     }
 }

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::latency::{self, Quantiles};
 use super::Analysis;
+use super::latency::{self, Quantiles};
 use crate::record::Micros;
 
 /// Bins per decade.
@@ -58,7 +58,9 @@ pub fn by_method(a: &Analysis) -> Vec<MethodLatency> {
     for s in &a.sessions {
         for q in s.requests.iter().filter(|q| !q.cancelled) {
             if let Some(l) = q.latency {
-                per.entry(q.method.as_deref().unwrap_or("(none)")).or_default().push(l);
+                per.entry(q.method.as_deref().unwrap_or("(none)"))
+                    .or_default()
+                    .push(l);
                 all.push(l);
             }
         }
@@ -68,10 +70,19 @@ pub fn by_method(a: &Analysis) -> Vec<MethodLatency> {
         for &l in v {
             bins[bin_of(l)] += 1;
         }
-        latency::quantiles(v).map(|quantiles| MethodLatency { method: method.to_string(), quantiles, bins })
+        latency::quantiles(v).map(|quantiles| MethodLatency {
+            method: method.to_string(),
+            quantiles,
+            bins,
+        })
     };
     let mut out: Vec<MethodLatency> = per.iter().filter_map(|(m, v)| make(m, v)).collect();
-    out.sort_by(|x, y| y.quantiles.count.cmp(&x.quantiles.count).then_with(|| x.method.cmp(&y.method)));
+    out.sort_by(|x, y| {
+        y.quantiles
+            .count
+            .cmp(&x.quantiles.count)
+            .then_with(|| x.method.cmp(&y.method))
+    });
     out.extend(make("*", &all));
     out
 }

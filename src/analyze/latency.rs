@@ -52,7 +52,11 @@ pub fn median(values: &[Micros]) -> f64 {
     let mut v = values.to_vec();
     v.sort_unstable();
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2] as f64
+    } else {
+        (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
+    }
 }
 
 #[cfg(test)]
@@ -64,7 +68,10 @@ mod tests {
         // 1..=10 ms: p50 rank 5 → 5 ms, p90 rank 9, p99 rank ceil(9.9)=10.
         let v: Vec<Micros> = (1..=10).map(|x| x * 1000).collect();
         let q = quantiles(&v).unwrap();
-        assert_eq!((q.p50, q.p90, q.p99, q.max, q.count), (5.0, 9.0, 10.0, 10.0, 10));
+        assert_eq!(
+            (q.p50, q.p90, q.p99, q.max, q.count),
+            (5.0, 9.0, 10.0, 10.0, 10)
+        );
         assert_eq!(median(&[1, 3]), 2.0);
         assert_eq!(median(&[5, 1, 3]), 3.0);
         assert!(quantiles(&[]).is_none());

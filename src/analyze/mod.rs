@@ -16,8 +16,8 @@ pub mod latency;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::record::Micros;
 use crate::reconstruct::Session;
+use crate::record::Micros;
 pub use engine::{Batch, Req, SessionResult};
 pub use findings::{Finding, FindingId, FindingKind, Severity};
 pub use latency::Quantiles;
@@ -35,7 +35,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { timeout_us: 60_000_000, slow_us: 1_000_000, slow_factor: 10.0 }
+        Config {
+            timeout_us: 60_000_000,
+            slow_us: 1_000_000,
+            slow_factor: 10.0,
+        }
     }
 }
 
@@ -193,7 +197,11 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
     m.size = SizeStats {
         count: sizes.len() as u64,
         min: sizes.first().map(|&x| x as u64),
-        p50: if sizes.is_empty() { None } else { Some(latency::nearest_rank(&sizes, 500) as u64) },
+        p50: if sizes.is_empty() {
+            None
+        } else {
+            Some(latency::nearest_rank(&sizes, 500) as u64)
+        },
         max: sizes.last().map(|&x| x as u64),
     };
     m.pair_latency = latency::quantiles(&lat);
@@ -223,13 +231,22 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
             let mut tails = Vec::new();
             for q in &r.requests {
                 let Some(l) = q.latency else { continue };
-                if q.batch.is_some() || q.cancelled || l < cfg.slow_us || (l as f64) < cfg.slow_factor * med {
+                if q.batch.is_some()
+                    || q.cancelled
+                    || l < cfg.slow_us
+                    || (l as f64) < cfg.slow_factor * med
+                {
                     continue;
                 }
                 tails.push(q.finding(
                     FindingKind::SlowTail,
                     &r.name,
-                    format!("took {:.1} ms, {:.0}× the capture's median {:.1} ms", l as f64 / 1000.0, l as f64 / med.max(1.0), med / 1000.0),
+                    format!(
+                        "took {:.1} ms, {:.0}× the capture's median {:.1} ms",
+                        l as f64 / 1000.0,
+                        l as f64 / med.max(1.0),
+                        med / 1000.0
+                    ),
                 ));
             }
             r.findings.extend(tails);
@@ -245,11 +262,18 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
     findings.sort_by(finding_order);
     let refs: Vec<&SessionResult> = results.iter().collect();
     let metrics = batch_metrics(&refs);
-    Analysis { latency: latency::quantiles(&all), sessions: results, findings, totals, metrics }
+    Analysis {
+        latency: latency::quantiles(&all),
+        sessions: results,
+        findings,
+        totals,
+        metrics,
+    }
 }
 
 fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
-    (a.input, a.file, a.location, a.kind, &a.session).cmp(&(b.input, b.file, b.location, b.kind, &b.session))
+    (a.input, a.file, a.location, a.kind, &a.session)
+        .cmp(&(b.input, b.file, b.location, b.kind, &b.session))
 }
 
 /// What a person needs per session: who, which revision, counts, metrics,
@@ -321,7 +345,10 @@ pub fn hints(count: impl Fn(FindingKind) -> u64, m: &BatchMetrics) -> Vec<String
         out.push(format!("{null_ids} null-id error(s) alone: some message or batch element was malformed and could not be read"));
     }
     if m.response_count_mismatch > 0 {
-        out.push(format!("{} batch(es) got a different number of responses than they had requests", m.response_count_mismatch));
+        out.push(format!(
+            "{} batch(es) got a different number of responses than they had requests",
+            m.response_count_mismatch
+        ));
     }
     if count(FindingKind::OutOfOrderBatch) > 0 {
         out.push("batch responses came back reordered: any client that pairs by position mis-assigns results".into());
@@ -342,21 +369,33 @@ impl Analysis {
                 let metrics = batch_metrics(&[r]);
                 let count = |k: FindingKind| by_kind.get(k.name()).copied().unwrap_or(0);
                 let hints = hints(count, &metrics);
-                let mut progress = ProgressSummary { unlinked: r.unlinked_progress, ..Default::default() };
+                let mut progress = ProgressSummary {
+                    unlinked: r.unlinked_progress,
+                    ..Default::default()
+                };
                 for q in r.requests.iter().filter(|q| q.progress > 0) {
                     progress.requests_with_progress += 1;
                     progress.linked += u64::from(q.progress);
                     progress.after_response += u64::from(q.progress_after_response);
                     if let Some(g) = q.longest_silence {
                         let g = g as f64 / 1000.0;
-                        progress.longest_silence_ms = Some(progress.longest_silence_ms.map_or(g, |x: f64| x.max(g)));
+                        progress.longest_silence_ms =
+                            Some(progress.longest_silence_ms.map_or(g, |x: f64| x.max(g)));
                     }
                 }
-                let lat: Vec<Micros> = r.requests.iter().filter(|q| !q.cancelled).filter_map(|q| q.latency).collect();
+                let lat: Vec<Micros> = r
+                    .requests
+                    .iter()
+                    .filter(|q| !q.cancelled)
+                    .filter_map(|q| q.latency)
+                    .collect();
                 SessionSummary {
                     name: r.name.clone(),
                     input: r.input,
-                    server: r.server.as_ref().map(|(n, v)| ServerInfo { name: n.clone(), version: v.clone() }),
+                    server: r.server.as_ref().map(|(n, v)| ServerInfo {
+                        name: n.clone(),
+                        version: v.clone(),
+                    }),
                     revision: r.revision.clone(),
                     totals: r.counts,
                     metrics,
@@ -373,7 +412,12 @@ impl Analysis {
     pub fn findings_by_kind(&self) -> Vec<(FindingKind, u64)> {
         FindingKind::ALL
             .iter()
-            .map(|&k| (k, self.findings.iter().filter(|f| f.kind == k).count() as u64))
+            .map(|&k| {
+                (
+                    k,
+                    self.findings.iter().filter(|f| f.kind == k).count() as u64,
+                )
+            })
             .collect()
     }
 }

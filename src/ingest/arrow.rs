@@ -24,8 +24,16 @@ use crate::record::{Direction, Parsed, Split};
 pub fn split(line: &str) -> Option<(Option<&str>, Direction, &str)> {
     let (rest, ts) = opt(iso_ts_then_space).parse(line).ok()?;
     let (rest, arrow) = arrow(rest).ok()?;
-    let payload = if rest.is_empty() { rest } else { rest.strip_prefix(' ')? };
-    let dir = if arrow.contains('>') { Direction::C2s } else { Direction::S2c };
+    let payload = if rest.is_empty() {
+        rest
+    } else {
+        rest.strip_prefix(' ')?
+    };
+    let dir = if arrow.contains('>') {
+        Direction::C2s
+    } else {
+        Direction::S2c
+    };
     Some((ts, dir, payload))
 }
 
@@ -48,7 +56,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
         match split(line.text) {
             Some((ts, dir, payload)) => {
                 let ts = ts.and_then(|s| sink.ts(line.number, s));
-                let at = At { key: input.name, split: Split::ByStart, direction: Some(dir), ts, line: line.number };
+                let at = At {
+                    key: input.name,
+                    split: Split::ByStart,
+                    direction: Some(dir),
+                    ts,
+                    line: line.number,
+                };
                 sink.exact(at, payload);
             }
             None => sink.other(),
@@ -87,14 +101,21 @@ mod tests {
                     \n\
                     2025-01-01T12:00:00.000+02:00 --> {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\"\n\
                     2025-01-01T10:00:00.001Z <--";
-        let p = parse(Input { file: 0, name: "a.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "a.log",
+            text,
+        });
         let got: Vec<_> = p
             .records
             .iter()
             .filter_map(|r| match r {
-                Record::Frame(f) => {
-                    Some((f.direction, f.ts, f.prov.location.line, !matches!(f.payload, Payload::NonJson)))
-                }
+                Record::Frame(f) => Some((
+                    f.direction,
+                    f.ts,
+                    f.prov.location.line,
+                    !matches!(f.payload, Payload::NonJson),
+                )),
                 _ => None,
             })
             .collect();

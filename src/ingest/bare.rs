@@ -26,10 +26,16 @@ pub fn claims(line: &str) -> bool {
 pub fn guess_direction(payload: &Payload) -> Direction {
     let has_method = match payload {
         Payload::Single(m) => m.kind != Kind::Response,
-        Payload::Batch(ms) => matches!(ms.first(), Some(Member::Message(m)) if m.kind != Kind::Response),
+        Payload::Batch(ms) => {
+            matches!(ms.first(), Some(Member::Message(m)) if m.kind != Kind::Response)
+        }
         _ => false,
     };
-    if has_method { Direction::C2s } else { Direction::S2c }
+    if has_method {
+        Direction::C2s
+    } else {
+        Direction::S2c
+    }
 }
 
 /// Parses a bare NDJSON file (FORMATS.md §8.2 row 12).
@@ -40,7 +46,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
             continue;
         }
         let part = line.text.trim();
-        let mut at = At { key: input.name, split: Split::ByStart, direction: None, ts: None, line: line.number };
+        let mut at = At {
+            key: input.name,
+            split: Split::ByStart,
+            direction: None,
+            ts: None,
+            line: line.number,
+        };
         match parse_payload(part) {
             Ok(payload) => {
                 at.direction = Some(guess_direction(&payload));
@@ -67,12 +79,20 @@ mod tests {
                     []\n\
                     null\n\
                     {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\"";
-        let p = parse(Input { file: 0, name: "b.jsonl", text });
+        let p = parse(Input {
+            file: 0,
+            name: "b.jsonl",
+            text,
+        });
         let got: Vec<_> = p
             .records
             .iter()
             .filter_map(|r| match r {
-                Record::Frame(f) => Some((f.prov.location.line, f.direction, matches!(f.payload, Payload::NonJson))),
+                Record::Frame(f) => Some((
+                    f.prov.location.line,
+                    f.direction,
+                    matches!(f.payload, Payload::NonJson),
+                )),
                 _ => None,
             })
             .collect();
@@ -90,6 +110,8 @@ mod tests {
             ]
         );
         assert_eq!((p.dialect, p.other_lines), ("bare", 0));
-        assert!(claims(" [1] ") && claims("{}") && !claims("null") && !claims("{") && !claims("{} x"));
+        assert!(
+            claims(" [1] ") && claims("{}") && !claims("null") && !claims("{") && !claims("{} x")
+        );
     }
 }

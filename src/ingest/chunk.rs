@@ -25,7 +25,14 @@ pub fn safe_start(dialect: Dialect) -> Option<fn(&[u8]) -> bool> {
 /// Parses one block whose first line is line `first_line` of the file and
 /// whose first byte is at `offset`: provenance and the `line N:` of error
 /// messages are given in the file's numbering.
-pub fn parse_block(file: u32, name: &str, text: &str, first_line: u64, offset: u64, dialect: Dialect) -> Parsed {
+pub fn parse_block(
+    file: u32,
+    name: &str,
+    text: &str,
+    first_line: u64,
+    offset: u64,
+    dialect: Dialect,
+) -> Parsed {
     let mut p = detect::parse_lines(Input { file, name, text }, dialect);
     let shift_line = first_line.saturating_sub(1);
     for r in &mut p.records {

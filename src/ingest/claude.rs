@@ -15,7 +15,9 @@ use nom::Parser;
 use nom::character::complete::space1;
 
 use super::Input;
-use super::detect::{At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, iso_ts, trim_host_suffix};
+use super::detect::{
+    At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, iso_ts, trim_host_suffix,
+};
 use super::lines::lines;
 use crate::record::{Direction, Parsed, Split};
 
@@ -47,7 +49,12 @@ pub fn split(line: &str) -> Option<Prefix<'_>> {
         _ if is_level(a) => (None, a, rest),
         _ => return None,
     };
-    Some(Prefix { ts, name, level, text: rest.strip_prefix(' ').unwrap_or(rest) })
+    Some(Prefix {
+        ts,
+        name,
+        level,
+        text: rest.strip_prefix(' ').unwrap_or(rest),
+    })
 }
 
 /// Rows 2 and 3 claim the line (FORMATS.md §8.2).
@@ -77,24 +84,47 @@ pub fn parse(input: Input<'_>) -> Parsed {
         let dir = if let Some(rest) = p.text.strip_prefix(FROM_CLIENT) {
             Some((Direction::C2s, rest))
         } else {
-            p.text.strip_prefix(FROM_SERVER).map(|rest| (Direction::S2c, rest))
+            p.text
+                .strip_prefix(FROM_SERVER)
+                .map(|rest| (Direction::S2c, rest))
         };
         if let Some((dir, rest)) = dir {
             let ts = sink.ts(n, p.ts);
-            sink.host(At { key, split: Split::ByStart, direction: Some(dir), ts, line: n }, rest);
+            sink.host(
+                At {
+                    key,
+                    split: Split::ByStart,
+                    direction: Some(dir),
+                    ts,
+                    line: n,
+                },
+                rest,
+            );
         } else if p.text.contains("Server stderr") {
             sink.other();
         } else if p.level.eq_ignore_ascii_case("error") && is_json_parse_error(p.text) {
             // Main log: `Error in MCP connection to server NAME: SyntaxError: …`.
-            let key = match (p.name, p.text.strip_prefix(MAIN_LOG_ERROR).and_then(|r| r.split_once(": "))) {
+            let key = match (
+                p.name,
+                p.text
+                    .strip_prefix(MAIN_LOG_ERROR)
+                    .and_then(|r| r.split_once(": ")),
+            ) {
                 (None, Some((name, _))) if !name.is_empty() => name,
                 _ => key,
             };
             let ts = sink.ts(n, p.ts);
-            let at = At { key, split: Split::ByStart, direction: Some(Direction::S2c), ts, line: n };
+            let at = At {
+                key,
+                split: Split::ByStart,
+                direction: Some(Direction::S2c),
+                ts,
+                line: n,
+            };
             sink.non_json(at, trim_host_suffix(p.text));
         } else if p.text.starts_with("Initializing server")
-            || p.text.starts_with("Server started and connected successfully")
+            || p.text
+                .starts_with("Server started and connected successfully")
         {
             sink.process_start(key, &line);
         } else {
@@ -111,10 +141,17 @@ mod tests {
 
     #[test]
     fn both_layouts_and_the_main_log() {
-        let row2 = split("2025-01-01T12:00:00.000Z [my server.x] [info] Message from client: {}").unwrap();
-        assert_eq!((row2.name, row2.level, row2.text), (Some("my server.x"), "info", "Message from client: {}"));
+        let row2 =
+            split("2025-01-01T12:00:00.000Z [my server.x] [info] Message from client: {}").unwrap();
+        assert_eq!(
+            (row2.name, row2.level, row2.text),
+            (Some("my server.x"), "info", "Message from client: {}")
+        );
         let row3 = split("2025-01-01T12:00:00.000Z [ERROR] [js-sandbox] Unexpected token").unwrap();
-        assert_eq!((row3.name, row3.level, row3.text), (Some("js-sandbox"), "ERROR", "Unexpected token"));
+        assert_eq!(
+            (row3.name, row3.level, row3.text),
+            (Some("js-sandbox"), "ERROR", "Unexpected token")
+        );
         let main = split("2025-01-01T12:00:00.000Z [info] Connected to MCP server x!").unwrap();
         assert_eq!((main.name, main.level), (None, "info"));
         assert!(split("2025-01-01T12:00:00.000Z [x] [y] z").is_none());
@@ -137,7 +174,9 @@ mod tests {
                         _ => "nonjson".into(),
                     }
                 ),
-                Record::ProcessStart { key, prov } => format!("{}:{key} start", prov.location.line.unwrap_or(0)),
+                Record::ProcessStart { key, prov } => {
+                    format!("{}:{key} start", prov.location.line.unwrap_or(0))
+                }
             })
             .collect()
     }
@@ -158,7 +197,11 @@ mod tests {
             2025-09-11T23:28:52.913Z [mcp-server-w] [info] Message from server: 42 { metadata: undefined }\r\n\
             2025-09-11T23:28:52.914Z [mcp-server-w] [info] Server stderr: Unexpected token\r\n\
             2025-09-11T23:28:52.915Z [mcp-server-w] [info] Server transport closed";
-        let p = parse(Input { file: 0, name: "f.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "f.log",
+            text,
+        });
         assert_eq!(
             summary(&p),
             [
@@ -173,15 +216,24 @@ mod tests {
         // start line + 5 continuation lines + stderr + transport closed.
         assert_eq!(p.other_lines, 8);
         // The payload excludes the metadata suffix.
-        let Record::Frame(f) = &p.records[1] else { panic!() };
+        let Record::Frame(f) = &p.records[1] else {
+            panic!()
+        };
         let (o, l) = (f.prov.offset as usize, f.prov.len as usize);
         assert!(text[o..o + l].starts_with("{\"method\"") && text[o..o + l].ends_with("\"id\":0}"));
         assert_eq!(f.ts, Some(1_757_633_332_275_000));
         // The parse-error evidence drops the trailing ` {`.
-        let Record::Frame(f) = &p.records[2] else { panic!() };
+        let Record::Frame(f) = &p.records[2] else {
+            panic!()
+        };
         let (o, l) = (f.prov.offset as usize, f.prov.len as usize);
-        assert!(text[o..o + l].starts_with("Unexpected token") && text[o..o + l].ends_with("is not valid JSON"));
-        let Record::Frame(f) = &p.records[4] else { panic!() };
+        assert!(
+            text[o..o + l].starts_with("Unexpected token")
+                && text[o..o + l].ends_with("is not valid JSON")
+        );
+        let Record::Frame(f) = &p.records[4] else {
+            panic!()
+        };
         let (o, l) = (f.prov.offset as usize, f.prov.len as usize);
         assert_eq!(&text[o..o + l], "{\"jsonrpc\":\"2.0\",\"id\":0,\"res");
     }
@@ -194,10 +246,24 @@ mod tests {
             2025-05-05T18:24:23.591Z [info] Connected to MCP server a b!\n\
             2025-05-05T18:24:23.592Z [error] Error in MCP connection to server d: SyntaxError: Unexpected end of JSON input\n\
             2025-05-05T18:24:23.593Z [info] Unexpected token is only an error at [error]";
-        let p = parse(Input { file: 0, name: "mcp.log", text });
-        assert_eq!(summary(&p), ["1:a b start", "2:c c2s Notification", "3:a b s2c nonjson", "5:d s2c nonjson"]);
+        let p = parse(Input {
+            file: 0,
+            name: "mcp.log",
+            text,
+        });
+        assert_eq!(
+            summary(&p),
+            [
+                "1:a b start",
+                "2:c c2s Notification",
+                "3:a b s2c nonjson",
+                "5:d s2c nonjson"
+            ]
+        );
         assert_eq!(p.other_lines, 3);
-        let Record::Frame(f) = &p.records[1] else { panic!() };
+        let Record::Frame(f) = &p.records[1] else {
+            panic!()
+        };
         assert!(matches!(&f.payload, Payload::Single(m) if m.kind == Kind::Notification));
     }
 }

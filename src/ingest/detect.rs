@@ -16,10 +16,15 @@ use nom::{IResult, Parser};
 use serde::de::IgnoredAny;
 
 use super::lines::{Line, lines};
-use super::{Format, Input, arrow, bare, claude, envelope, inspect, lsp, pair, supergateway, tagged, twoline, vscode};
+use super::{
+    Format, Input, arrow, bare, claude, envelope, inspect, lsp, pair, supergateway, tagged,
+    twoline, vscode,
+};
 use crate::record::jsonrpc::{first_value_len, parse_payload};
 use crate::record::time::parse_iso;
-use crate::record::{Direction, Frame, Location, Micros, Parsed, Payload, Provenance, Record, Split};
+use crate::record::{
+    Direction, Frame, Location, Micros, Parsed, Payload, Provenance, Record, Split,
+};
 
 /// A line-log dialect (FORMATS.md table 8.2; the row numbers are the table's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +98,10 @@ pub fn detect(text: &str) -> Format {
     if is_sse_start(first.text) {
         return Format::Sse;
     }
-    std::iter::once(first).chain(non_blank).find_map(|l| claim(l.text)).map_or(Format::Unknown, Format::Lines)
+    std::iter::once(first)
+        .chain(non_blank)
+        .find_map(|l| claim(l.text))
+        .map_or(Format::Unknown, Format::Lines)
 }
 
 /// The first row of table 8.2 (FORMATS.md §8.2 "recognised by") that claims
@@ -194,8 +202,12 @@ fn looks_like_har(body: &str) -> bool {
 /// line (FORMATS.md §8.1, §5).
 fn is_sse_start(line: &str) -> bool {
     line.starts_with(':')
-        || ["data:", "event:", "id:", "retry:"].iter().any(|f| line.starts_with(f))
-        || line.strip_prefix("HTTP/").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        || ["data:", "event:", "id:", "retry:"]
+            .iter()
+            .any(|f| line.starts_with(f))
+        || line
+            .strip_prefix("HTTP/")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char
@@ -254,11 +266,24 @@ fn date(s: &str) -> IResult<&str, &str> {
 }
 
 fn clock(s: &str) -> IResult<&str, &str> {
-    recognize((digits(2), char(':'), digits(2), char(':'), digits(2), opt((char('.'), digit1)))).parse(s)
+    recognize((
+        digits(2),
+        char(':'),
+        digits(2),
+        char(':'),
+        digits(2),
+        opt((char('.'), digit1)),
+    ))
+    .parse(s)
 }
 
 fn zone(s: &str) -> IResult<&str, &str> {
-    alt((tag("Z"), tag("z"), recognize((one_of("+-"), digits(2), opt(char(':')), digits(2))))).parse(s)
+    alt((
+        tag("Z"),
+        tag("z"),
+        recognize((one_of("+-"), digits(2), opt(char(':')), digits(2))),
+    ))
+    .parse(s)
 }
 
 /// An ISO 8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f][ZONE]` (Claude, tagged,
@@ -289,7 +314,11 @@ pub(crate) fn bracket(s: &str) -> IResult<&str, &str> {
 /// A log level word (FORMATS.md §8.3.1: `info`, `warn`, `warning`, `error`,
 /// `debug`, `trace`, `verbose`, any case).
 pub(crate) fn is_level(word: &str) -> bool {
-    ["info", "warn", "warning", "error", "debug", "trace", "verbose"].iter().any(|l| word.eq_ignore_ascii_case(l))
+    [
+        "info", "warn", "warning", "error", "debug", "trace", "verbose",
+    ]
+    .iter()
+    .any(|l| word.eq_ignore_ascii_case(l))
 }
 
 /// A host's report that it could not parse a line of server stdout
@@ -310,7 +339,10 @@ pub(crate) fn is_json_parse_error(text: &str) -> bool {
 /// multi-line metadata block (§8.3.1).
 pub(crate) fn trim_host_suffix(text: &str) -> &str {
     let t = text.trim_end();
-    let t = t.strip_suffix("{ metadata: undefined }").unwrap_or(t).trim_end();
+    let t = t
+        .strip_suffix("{ metadata: undefined }")
+        .unwrap_or(t)
+        .trim_end();
     t.strip_suffix(" {").unwrap_or(t).trim_end()
 }
 
@@ -349,7 +381,11 @@ impl<'a> Sink<'a> {
     pub(crate) fn new(input: Input<'a>, dialect: Dialect) -> Self {
         Sink {
             input,
-            parsed: Parsed { format: "stdio", dialect: dialect.name(), ..Default::default() },
+            parsed: Parsed {
+                format: "stdio",
+                dialect: dialect.name(),
+                ..Default::default()
+            },
             error_prefix: String::new(),
             bad_ts: 0,
         }
@@ -364,7 +400,10 @@ impl<'a> Sink<'a> {
     /// Byte offset of `part` (a slice of the input text) in the input.
     fn offset_of(&self, part: &str) -> u64 {
         let base = self.input.text.as_ptr() as usize;
-        (part.as_ptr() as usize).checked_sub(base).filter(|o| *o <= self.input.text.len()).unwrap_or(0) as u64
+        (part.as_ptr() as usize)
+            .checked_sub(base)
+            .filter(|o| *o <= self.input.text.len())
+            .unwrap_or(0) as u64
     }
 
     fn prov(&self, line: u64, part: &str) -> Provenance {
@@ -383,7 +422,13 @@ impl<'a> Sink<'a> {
 
     /// A frame with the latency the log states for it (µs; FORMATS.md §8.1
     /// "Stated durations win").
-    pub(crate) fn frame_timed(&mut self, at: At<'_>, part: &str, payload: Payload, stated_latency: Option<Micros>) {
+    pub(crate) fn frame_timed(
+        &mut self,
+        at: At<'_>,
+        part: &str,
+        payload: Payload,
+        stated_latency: Option<Micros>,
+    ) {
         let prov = self.prov(at.line, part);
         self.parsed.records.push(Record::Frame(Frame {
             key: at.key.into(),
@@ -429,7 +474,10 @@ impl<'a> Sink<'a> {
     /// the line also counts as a non-traffic line.
     pub(crate) fn process_start(&mut self, key: &str, line: &Line<'_>) {
         let prov = self.prov(line.number, line.text);
-        self.parsed.records.push(Record::ProcessStart { key: key.into(), prov });
+        self.parsed.records.push(Record::ProcessStart {
+            key: key.into(),
+            prov,
+        });
         self.other();
     }
 
@@ -452,7 +500,13 @@ impl<'a> Sink<'a> {
         if v.is_none() {
             self.bad_ts += 1;
             if self.bad_ts == 1 {
-                self.error(line, &format!("timestamp \"{}\" is not a valid time; the line has none", escape(text, 40)));
+                self.error(
+                    line,
+                    &format!(
+                        "timestamp \"{}\" is not a valid time; the line has none",
+                        escape(text, 40)
+                    ),
+                );
             }
         }
         v
@@ -466,7 +520,11 @@ impl<'a> Sink<'a> {
     /// The collected result.
     pub(crate) fn finish(mut self) -> Parsed {
         if self.bad_ts > 1 {
-            let e = format!("{}{} more lines with unreadable timestamps", self.error_prefix, self.bad_ts - 1);
+            let e = format!(
+                "{}{} more lines with unreadable timestamps",
+                self.error_prefix,
+                self.bad_ts - 1
+            );
             self.parsed.errors.push(e);
         }
         self.parsed
@@ -479,46 +537,106 @@ mod tests {
 
     #[test]
     fn grammar() {
-        assert_eq!(iso_ts("2025-01-01T12:00:00.000Z [x]").map(|r| r.1), Ok("2025-01-01T12:00:00.000Z"));
-        assert_eq!(iso_ts("2025-01-01T14:00:00+02:00 x").map(|r| r.1), Ok("2025-01-01T14:00:00+02:00"));
-        assert_eq!(iso_ts("2025-01-01T12:00:00.5 x").map(|r| r.1), Ok("2025-01-01T12:00:00.5"));
+        assert_eq!(
+            iso_ts("2025-01-01T12:00:00.000Z [x]").map(|r| r.1),
+            Ok("2025-01-01T12:00:00.000Z")
+        );
+        assert_eq!(
+            iso_ts("2025-01-01T14:00:00+02:00 x").map(|r| r.1),
+            Ok("2025-01-01T14:00:00+02:00")
+        );
+        assert_eq!(
+            iso_ts("2025-01-01T12:00:00.5 x").map(|r| r.1),
+            Ok("2025-01-01T12:00:00.5")
+        );
         assert!(iso_ts("2025-01-01 12:00:00.000").is_err());
-        assert_eq!(local_ts("2025-01-01 12:00:00.000 [info]").map(|r| r.1), Ok("2025-01-01 12:00:00.000"));
+        assert_eq!(
+            local_ts("2025-01-01 12:00:00.000 [info]").map(|r| r.1),
+            Ok("2025-01-01 12:00:00.000")
+        );
         assert_eq!(bracket("[my server] x"), Ok((" x", "my server")));
         assert!(bracket("[] x").is_err());
         assert!(is_level("WARNING") && !is_level("STDIN"));
-        assert_eq!(trim_host_suffix("x is not valid JSON {"), "x is not valid JSON");
+        assert_eq!(
+            trim_host_suffix("x is not valid JSON {"),
+            "x is not valid JSON"
+        );
         assert_eq!(trim_host_suffix("abc { metadata: undefined }"), "abc");
     }
 
     #[test]
     fn detects_har_sse_and_rows_in_order() {
-        assert_eq!(detect("{\n  \"log\": {\n \"version\": \"1.2\", \"entries\": []}}"), Format::Har);
-        assert_eq!(detect("\u{feff}{\"log\":{\"version\":\"1.2\",\"entries\":[]}}"), Format::Har);
-        assert_eq!(detect("{\n \"version\": 1,\n \"log\": {\"entries\": []}}"), Format::Har);
-        assert_eq!(detect("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"), Format::Sse);
+        assert_eq!(
+            detect("{\n  \"log\": {\n \"version\": \"1.2\", \"entries\": []}}"),
+            Format::Har
+        );
+        assert_eq!(
+            detect("\u{feff}{\"log\":{\"version\":\"1.2\",\"entries\":[]}}"),
+            Format::Har
+        );
+        assert_eq!(
+            detect("{\n \"version\": 1,\n \"log\": {\"entries\": []}}"),
+            Format::Har
+        );
+        assert_eq!(
+            detect("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"),
+            Format::Sse
+        );
         assert_eq!(detect("\n: ping\n\ndata: {}\n\n"), Format::Sse);
         assert_eq!(detect("event: message\ndata: {}\n\n"), Format::Sse);
         // Row 1 before row 2/3; row 11 before row 12.
-        assert_eq!(detect("2025-01-01T00:00:00Z [STDIN] {}\n"), Format::Lines(Dialect::Tagged));
-        assert_eq!(detect("banner\n2025-01-01T00:00:00.000Z [s] [info] x\n"), Format::Lines(Dialect::Claude));
-        assert_eq!(detect("2025-01-01 00:00:00.000 [info] x\n"), Format::Lines(Dialect::VsCode));
+        assert_eq!(
+            detect("2025-01-01T00:00:00Z [STDIN] {}\n"),
+            Format::Lines(Dialect::Tagged)
+        );
+        assert_eq!(
+            detect("banner\n2025-01-01T00:00:00.000Z [s] [info] x\n"),
+            Format::Lines(Dialect::Claude)
+        );
+        assert_eq!(
+            detect("2025-01-01 00:00:00.000 [info] x\n"),
+            Format::Lines(Dialect::VsCode)
+        );
         assert_eq!(detect("noise\n\n> {}\n"), Format::Lines(Dialect::Arrow));
-        assert_eq!(detect("{\"dir\":\"c2s\",\"msg\":{}}\n"), Format::Lines(Dialect::Envelope));
-        assert_eq!(detect("{\"jsonrpc\":\"2.0\",\"log\":1}\n"), Format::Lines(Dialect::Bare));
-        assert_eq!(detect("{\"jsonrpc\":\"2.0\"\n[1]\n"), Format::Lines(Dialect::Bare));
+        assert_eq!(
+            detect("{\"dir\":\"c2s\",\"msg\":{}}\n"),
+            Format::Lines(Dialect::Envelope)
+        );
+        assert_eq!(
+            detect("{\"jsonrpc\":\"2.0\",\"log\":1}\n"),
+            Format::Lines(Dialect::Bare)
+        );
+        assert_eq!(
+            detect("{\"jsonrpc\":\"2.0\"\n[1]\n"),
+            Format::Lines(Dialect::Bare)
+        );
         assert_eq!(detect(""), Format::Unknown);
-        assert_eq!(detect("[Trace - 1:24:27 PM] Sending notification 'x'.\n"), Format::Lines(Dialect::Lsp));
+        assert_eq!(
+            detect("[Trace - 1:24:27 PM] Sending notification 'x'.\n"),
+            Format::Lines(Dialect::Lsp)
+        );
         // Rows 4/5, the bracketed host log, then rows 6 to 10 in order.
         assert_eq!(
             detect("[2025-01-01 00:00:00.000][info] [s]Connection state: Starting\n"),
             Format::Lines(Dialect::Bracketed)
         );
-        assert_eq!(detect("Zed\n// Receive (took 2.8ms):\n{}\n"), Format::Lines(Dialect::TwoLine));
-        assert_eq!(detect("[supergateway] Starting...\n"), Format::Lines(Dialect::Supergateway));
-        assert_eq!(detect("lsp DEBUG --> { id: 1 }\n"), Format::Lines(Dialect::Inspect));
+        assert_eq!(
+            detect("Zed\n// Receive (took 2.8ms):\n{}\n"),
+            Format::Lines(Dialect::TwoLine)
+        );
+        assert_eq!(
+            detect("[supergateway] Starting...\n"),
+            Format::Lines(Dialect::Supergateway)
+        );
+        assert_eq!(
+            detect("lsp DEBUG --> { id: 1 }\n"),
+            Format::Lines(Dialect::Inspect)
+        );
         assert_eq!(detect("DEBUG\n--> {}\n"), Format::Lines(Dialect::Arrow));
-        assert_eq!(detect("[Trace - 1:24:27 PMX] x\n[Trace - 99:00:00] y\n"), Format::Unknown);
+        assert_eq!(
+            detect("[Trace - 1:24:27 PMX] x\n[Trace - 99:00:00] y\n"),
+            Format::Unknown
+        );
     }
 
     #[test]
@@ -529,9 +647,22 @@ mod tests {
             text: "\n  \nhello \u{1b}[31m \"x\"\tand a very long tail that goes on and on and on and on and on\nsecond\nthird",
         });
         assert!(!m.contains('\n') && !m.contains('\u{1b}'), "{m}");
-        assert!(m.starts_with("a.log: ") && m.contains("line 3 \"hello \\u{1b}[31m \\\"x\\\"\\t"), "{m}");
-        assert!(m.contains('…') && m.contains("line 4 \"second\"") && !m.contains("third"), "{m}");
-        assert!(unknown_message(Input { file: 0, name: "e", text: "\n\n" }).contains("no non-blank line"));
+        assert!(
+            m.starts_with("a.log: ") && m.contains("line 3 \"hello \\u{1b}[31m \\\"x\\\"\\t"),
+            "{m}"
+        );
+        assert!(
+            m.contains('…') && m.contains("line 4 \"second\"") && !m.contains("third"),
+            "{m}"
+        );
+        assert!(
+            unknown_message(Input {
+                file: 0,
+                name: "e",
+                text: "\n\n"
+            })
+            .contains("no non-blank line")
+        );
     }
 
     #[test]
@@ -561,7 +692,11 @@ mod tests {
         ];
         for t in odd {
             let f = detect(t);
-            let input = Input { file: 0, name: "x", text: t };
+            let input = Input {
+                file: 0,
+                name: "x",
+                text: t,
+            };
             for d in [
                 Dialect::Tagged,
                 Dialect::Claude,
@@ -635,7 +770,10 @@ mod samples {
                 Some(Direction::C2s) => &mut c.c2s,
                 Some(Direction::S2c) => &mut c.s2c,
                 None => {
-                    assert!(matches!(f.payload, Payload::NonJson), "direction None on a JSON frame");
+                    assert!(
+                        matches!(f.payload, Payload::NonJson),
+                        "direction None on a JSON frame"
+                    );
                     c.non_json.push(None);
                     continue;
                 }
@@ -667,7 +805,8 @@ mod samples {
     }
 
     fn expected(path: &Path) -> serde_json::Value {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 
@@ -727,19 +866,33 @@ mod samples {
         .collect();
         let dir = root().join("cases");
         let mut seen = 0;
-        let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("samples/cases").flatten().map(|e| e.path()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(&dir)
+            .expect("samples/cases")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         entries.sort();
         for path in entries {
-            let file = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_owned();
+            let file = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_owned();
             let text = read(&path);
             match path.extension().and_then(|e| e.to_str()) {
                 Some("har") => assert_eq!(detect(&text), Format::Har, "{file}"),
                 Some("sse") => assert_eq!(detect(&text), Format::Sse, "{file}"),
                 Some("log") => {
                     let id = file.get(..3).unwrap_or("");
-                    let Some(dialect) = want.get(id) else { panic!("{file}: no expected dialect") };
+                    let Some(dialect) = want.get(id) else {
+                        panic!("{file}: no expected dialect")
+                    };
                     seen += 1;
-                    let input = Input { file: 0, name: &file, text: &text };
+                    let input = Input {
+                        file: 0,
+                        name: &file,
+                        text: &text,
+                    };
                     match (detect(&text), dialect) {
                         (Format::Lines(d), Some(w)) => assert_eq!(d, *w, "{file}"),
                         (Format::Unknown, None) => {
@@ -750,7 +903,12 @@ mod samples {
                         (f, w) => panic!("{file}: detected {f:?}, want {w:?}"),
                     }
                     let p = parse_lines(input, dialect.unwrap_or(Dialect::Bare));
-                    assert_eq!((p.format, p.errors.len()), ("stdio", 0), "{file}: {:?}", p.errors);
+                    assert_eq!(
+                        (p.format, p.errors.len()),
+                        ("stdio", 0),
+                        "{file}: {:?}",
+                        p.errors
+                    );
                     let c = count(&p);
                     check(&file, &c, &expected(&path.with_extension("expected.json")));
                     match id {
@@ -767,7 +925,9 @@ mod samples {
                             let stated = p
                                 .records
                                 .iter()
-                                .filter(|r| matches!(r, Record::Frame(f) if f.stated_latency.is_some()))
+                                .filter(
+                                    |r| matches!(r, Record::Frame(f) if f.stated_latency.is_some()),
+                                )
                                 .count();
                             assert_eq!(
                                 (c.process_starts, p.other_lines, p.dialect, stated),
@@ -800,7 +960,11 @@ mod samples {
             while cut <= text.len() {
                 if text.is_char_boundary(cut) {
                     let t = &text[..cut];
-                    let input = Input { file: 0, name: "p", text: t };
+                    let input = Input {
+                        file: 0,
+                        name: "p",
+                        text: t,
+                    };
                     let p = match detect(t) {
                         Format::Lines(d) => parse_lines(input, d),
                         _ => {
@@ -812,7 +976,11 @@ mod samples {
                     for r in &p.records {
                         if let Record::Frame(f) = r {
                             let end = f.prov.offset as usize + f.prov.len as usize;
-                            assert!(t.get(f.prov.offset as usize..end).is_some(), "{}: cut {cut}", path.display());
+                            assert!(
+                                t.get(f.prov.offset as usize..end).is_some(),
+                                "{}: cut {cut}",
+                                path.display()
+                            );
                         }
                     }
                 }
@@ -825,7 +993,12 @@ mod samples {
     /// s2c …", errors folded into responses, invalid batch elements that are
     /// objects counted as responses).
     fn readme_counts(file: &str) -> (Dir, Dir) {
-        let d = |requests, notifications, responses, batches| Dir { requests, notifications, responses, batches };
+        let d = |requests, notifications, responses, batches| Dir {
+            requests,
+            notifications,
+            responses,
+            batches,
+        };
         if file.starts_with("stdio_py-client__py-server") {
             (d(24, 1, 3, 0), d(3, 13, 24, 0))
         } else if file.starts_with("stdio_ts-client__py-server") {
@@ -856,8 +1029,16 @@ mod samples {
             } else if let Some(stem) = file.strip_suffix(".client-to-server.jsonl") {
                 let partner = format!("{stem}.server-to-client.jsonl");
                 let s2c_text = read(&dir.join(&partner));
-                let c2s = Input { file: 0, name: file, text: &text };
-                let s2c = Input { file: 1, name: &partner, text: &s2c_text };
+                let c2s = Input {
+                    file: 0,
+                    name: file,
+                    text: &text,
+                };
+                let s2c = Input {
+                    file: 1,
+                    name: &partner,
+                    text: &s2c_text,
+                };
                 assert_eq!(pair::pair_name(file), Some((stem, Direction::C2s)));
                 let p = pair::parse(Some(c2s), Some(s2c), stem);
                 assert_causal(&p, file);
@@ -873,14 +1054,36 @@ mod samples {
                     panic!("{file}: unexpected stdio capture")
                 };
                 assert_eq!(detect(&text), Format::Lines(want), "{file}");
-                (parse_lines(Input { file: 0, name: file, text: &text }, want), want)
+                (
+                    parse_lines(
+                        Input {
+                            file: 0,
+                            name: file,
+                            text: &text,
+                        },
+                        want,
+                    ),
+                    want,
+                )
             };
-            assert_eq!((p.format, p.dialect), ("stdio", want_dialect.name()), "{file}");
+            assert_eq!(
+                (p.format, p.dialect),
+                ("stdio", want_dialect.name()),
+                "{file}"
+            );
             assert!(p.errors.is_empty(), "{file}: {:?}", p.errors);
             let c = count(&p);
-            check(file, &c, &expected(&dir.join(format!("{file}.expected.json"))));
+            check(
+                file,
+                &c,
+                &expected(&dir.join(format!("{file}.expected.json"))),
+            );
             assert_eq!((c.c2s, c.s2c), readme_counts(file), "{file}: by direction");
-            let frames = p.records.iter().filter(|r| matches!(r, Record::Frame(_))).count() as u64;
+            let frames = p
+                .records
+                .iter()
+                .filter(|r| matches!(r, Record::Frame(_)))
+                .count() as u64;
             let non_blank = text.lines().filter(|l| !is_blank(l)).count() as u64;
             match want_dialect {
                 // 54 non-blank stderr lines (of 56) + Initializing, Server
@@ -893,8 +1096,17 @@ mod samples {
                 assert_eq!(p.other_lines, 56, "{file}: [STDERR] lines");
             }
             // Same key for every frame: one capture, one server.
-            let keys: std::collections::BTreeSet<&str> =
-                p.records.iter().filter_map(|r| if let Record::Frame(f) = r { Some(&*f.key) } else { None }).collect();
+            let keys: std::collections::BTreeSet<&str> = p
+                .records
+                .iter()
+                .filter_map(|r| {
+                    if let Record::Frame(f) = r {
+                        Some(&*f.key)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             assert_eq!(keys.len(), 1, "{file}: keys {keys:?}");
             checked += 1;
         }
@@ -910,9 +1122,16 @@ mod samples {
             let Some(d) = f.direction else { continue };
             let msgs: Vec<&crate::record::Message> = match &f.payload {
                 Payload::Single(m) => vec![m],
-                Payload::Batch(ms) => {
-                    ms.iter().filter_map(|m| if let Member::Message(m) = m { Some(m) } else { None }).collect()
-                }
+                Payload::Batch(ms) => ms
+                    .iter()
+                    .filter_map(|m| {
+                        if let Member::Message(m) = m {
+                            Some(m)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect(),
                 _ => vec![],
             };
             for m in msgs {
@@ -921,7 +1140,10 @@ mod samples {
                         sent.insert((d, id));
                     }
                     (Kind::Response, Some(id)) => {
-                        assert!(sent.contains(&(d.other(), id.clone())), "{file}: response {id:?} before its request")
+                        assert!(
+                            sent.contains(&(d.other(), id.clone())),
+                            "{file}: response {id:?} before its request"
+                        )
                     }
                     _ => assert!(!matches!(m.id, Id::Other(_))),
                 }

@@ -41,7 +41,17 @@ pub struct Envelope<'a> {
 /// Slots: msg, message, payload, dir, direction, ts, timestamp, time, session.
 struct Slots<'a>([Option<&'a RawValue>; 9]);
 
-const NAMES: [&str; 9] = ["msg", "message", "payload", "dir", "direction", "ts", "timestamp", "time", "session"];
+const NAMES: [&str; 9] = [
+    "msg",
+    "message",
+    "payload",
+    "dir",
+    "direction",
+    "ts",
+    "timestamp",
+    "time",
+    "session",
+];
 
 struct EnvVisitor;
 
@@ -74,8 +84,23 @@ pub fn read(line: &str) -> Option<Envelope<'_>> {
     let mut de = serde_json::Deserializer::from_str(t);
     let s = de::Deserializer::deserialize_map(&mut de, EnvVisitor).ok()?;
     de.end().ok()?;
-    let [msg, message, payload, dir, direction, ts, timestamp, time, session] = s.0;
-    Some(Envelope { msg: msg.or(message).or(payload), dir: dir.or(direction), ts: ts.or(timestamp).or(time), session })
+    let [
+        msg,
+        message,
+        payload,
+        dir,
+        direction,
+        ts,
+        timestamp,
+        time,
+        session,
+    ] = s.0;
+    Some(Envelope {
+        msg: msg.or(message).or(payload),
+        dir: dir.or(direction),
+        ts: ts.or(timestamp).or(time),
+        session,
+    })
 }
 
 /// Row 11 claims the line: a JSON object with a message member and a
@@ -88,8 +113,20 @@ pub fn claims(line: &str) -> bool {
 /// when it is not a string.
 pub fn direction(raw: &RawValue) -> Option<Direction> {
     let s: String = serde_json::from_str(raw.get()).ok()?;
-    const S2C: [&str; 7] = ["s2c", "recv", "receive", "in", "incoming", "server->client", "out_of_server"];
-    if S2C.iter().any(|v| s.eq_ignore_ascii_case(v)) { Some(Direction::S2c) } else { Some(Direction::C2s) }
+    const S2C: [&str; 7] = [
+        "s2c",
+        "recv",
+        "receive",
+        "in",
+        "incoming",
+        "server->client",
+        "out_of_server",
+    ];
+    if S2C.iter().any(|v| s.eq_ignore_ascii_case(v)) {
+        Some(Direction::S2c)
+    } else {
+        Some(Direction::C2s)
+    }
 }
 
 /// Parses an NDJSON envelope file (FORMATS.md §8.2 row 11, §8.3.7).
@@ -104,12 +141,25 @@ pub fn parse(input: Input<'_>) -> Parsed {
         let n = line.number;
         let whole = line.text.trim();
         let env = read(whole).filter(|e| e.msg.is_some() && e.dir.is_some());
-        let (Some(env), Some(msg), Some(dir_raw)) = (env, env.and_then(|e| e.msg), env.and_then(|e| e.dir)) else {
-            sink.non_json(At { key: file, split: Split::ByStart, direction: None, ts: None, line: n }, whole);
+        let (Some(env), Some(msg), Some(dir_raw)) =
+            (env, env.and_then(|e| e.msg), env.and_then(|e| e.dir))
+        else {
+            sink.non_json(
+                At {
+                    key: file,
+                    split: Split::ByStart,
+                    direction: None,
+                    ts: None,
+                    line: n,
+                },
+                whole,
+            );
             continue;
         };
-        let session: Option<String> =
-            env.session.and_then(|s| serde_json::from_str::<String>(s.get()).ok()).filter(|s| !s.is_empty());
+        let session: Option<String> = env
+            .session
+            .and_then(|s| serde_json::from_str::<String>(s.get()).ok())
+            .filter(|s| !s.is_empty());
         let (key, split) = match &session {
             Some(s) => (s.as_str(), Split::Never),
             None => (file, Split::ByStart),
@@ -132,14 +182,36 @@ pub fn parse(input: Input<'_>) -> Parsed {
         let Some(dir) = direction(dir_raw) else {
             sink.error(
                 n,
-                &format!("direction {} is not a string; the line is read as non-JSON", escape(dir_raw.get(), 40)),
+                &format!(
+                    "direction {} is not a string; the line is read as non-JSON",
+                    escape(dir_raw.get(), 40)
+                ),
             );
-            sink.non_json(At { key, split, direction: None, ts, line: n }, whole);
+            sink.non_json(
+                At {
+                    key,
+                    split,
+                    direction: None,
+                    ts,
+                    line: n,
+                },
+                whole,
+            );
             continue;
         };
         let text = msg.get();
         let payload = parse_payload(text).unwrap_or(Payload::NonJson);
-        sink.frame(At { key, split, direction: Some(dir), ts, line: n }, text, payload);
+        sink.frame(
+            At {
+                key,
+                split,
+                direction: Some(dir),
+                ts,
+                line: n,
+            },
+            text,
+            payload,
+        );
     }
     sink.finish()
 }
@@ -157,7 +229,11 @@ mod tests {
             .filter_map(|r| match r {
                 Record::Frame(f) => Some((
                     f.prov.location.line.unwrap_or(0),
-                    format!("{}{}", f.key, if f.split == Split::Never { "" } else { "*" }),
+                    format!(
+                        "{}{}",
+                        f.key,
+                        if f.split == Split::Never { "" } else { "*" }
+                    ),
                     f.direction,
                     f.ts,
                     match &f.payload {
@@ -184,16 +260,50 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"no envelope\"}\n",
             "{\"ts\":1,\"dir\":7,\"msg\":{}}",
         );
-        let p = parse(Input { file: 0, name: "e.ndjson", text });
+        let p = parse(Input {
+            file: 0,
+            name: "e.ndjson",
+            text,
+        });
         let t = 1_735_732_800_000_000;
         assert_eq!(
             got(&p),
             vec![
-                (1, "A".into(), Some(Direction::C2s), Some(t), "Request".into()),
-                (2, "e.ndjson*".into(), Some(Direction::S2c), Some(t + 1000), "Response".into()),
-                (4, "e.ndjson*".into(), Some(Direction::S2c), Some(t + 2000), "batch0".into()),
-                (5, "e.ndjson*".into(), Some(Direction::C2s), None, "Notification".into()),
-                (6, "e.ndjson*".into(), Some(Direction::S2c), None, "nonjson".into()),
+                (
+                    1,
+                    "A".into(),
+                    Some(Direction::C2s),
+                    Some(t),
+                    "Request".into()
+                ),
+                (
+                    2,
+                    "e.ndjson*".into(),
+                    Some(Direction::S2c),
+                    Some(t + 1000),
+                    "Response".into()
+                ),
+                (
+                    4,
+                    "e.ndjson*".into(),
+                    Some(Direction::S2c),
+                    Some(t + 2000),
+                    "batch0".into()
+                ),
+                (
+                    5,
+                    "e.ndjson*".into(),
+                    Some(Direction::C2s),
+                    None,
+                    "Notification".into()
+                ),
+                (
+                    6,
+                    "e.ndjson*".into(),
+                    Some(Direction::S2c),
+                    None,
+                    "nonjson".into()
+                ),
                 (7, "e.ndjson*".into(), None, None, "nonjson".into()),
                 (8, "e.ndjson*".into(), None, None, "nonjson".into()),
                 (9, "e.ndjson*".into(), None, None, "nonjson".into()),
@@ -204,9 +314,14 @@ mod tests {
         assert!(p.errors[0].starts_with("line 6: "));
         assert_eq!(p.other_lines, 0);
         // Provenance points at the message member.
-        let Some(Record::Frame(f)) = p.records.first() else { panic!() };
+        let Some(Record::Frame(f)) = p.records.first() else {
+            panic!()
+        };
         let (o, l) = (f.prov.offset as usize, f.prov.len as usize);
-        assert_eq!(&text[o..o + l], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}");
+        assert_eq!(
+            &text[o..o + l],
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}"
+        );
         assert!(matches!(&f.payload, Payload::Single(m) if m.kind == Kind::Request));
     }
 

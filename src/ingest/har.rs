@@ -35,7 +35,9 @@ use serde_json::value::RawValue;
 use super::{Input, sse};
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
-use crate::record::{Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split};
+use crate::record::{
+    Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split,
+};
 
 /// Parses one HAR document (FORMATS.md §4) into frames, in entry order.
 ///
@@ -50,17 +52,27 @@ use crate::record::{Direction, Frame, HttpContext, Location, Micros, Parsed, Pay
 pub fn parse(input: Input<'_>) -> Parsed {
     let mut sink = Sink {
         input,
-        parsed: Parsed { format: "har", dialect: "har", ..Default::default() },
+        parsed: Parsed {
+            format: "har",
+            dialect: "har",
+            ..Default::default()
+        },
         next_entry: 0,
         saw_log: false,
         saw_entries: false,
     };
     let mut de = serde_json::Deserializer::from_str(input.text);
-    let result = RootSeed(&mut sink).deserialize(&mut de).and_then(|()| de.end());
+    let result = RootSeed(&mut sink)
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
     match result {
         Err(e) => {
             let offset = error_offset(input.text, e.line(), e.column());
-            let what = if e.is_eof() { "HAR ends early" } else { "HAR is not valid JSON" };
+            let what = if e.is_eof() {
+                "HAR ends early"
+            } else {
+                "HAR is not valid JSON"
+            };
             let n = sink.next_entry;
             sink.parsed.incomplete = true;
             sink.parsed.errors.push(format!(
@@ -71,11 +83,15 @@ pub fn parse(input: Input<'_>) -> Parsed {
         }
         Ok(()) if !sink.saw_log => {
             sink.parsed.incomplete = true;
-            sink.parsed.errors.push("not a HAR document: no `log` object".to_string())
+            sink.parsed
+                .errors
+                .push("not a HAR document: no `log` object".to_string())
         }
         Ok(()) if !sink.saw_entries => {
             sink.parsed.incomplete = true;
-            sink.parsed.errors.push("HAR `log` has no `entries` array".to_string())
+            sink.parsed
+                .errors
+                .push("HAR `log` has no `entries` array".to_string())
         }
         Ok(()) => {}
     }
@@ -213,7 +229,15 @@ impl<'de> Visitor<'de> for EntriesSeed<'_, '_> {
 /// The `dialect` name for a `log.creator.name` (FORMATS.md §4.1).
 fn dialect(name: &str) -> &'static str {
     let n = name.to_ascii_lowercase();
-    const KNOWN: [&str; 7] = ["webinspector", "mitmproxy", "firefox", "charles", "fiddler", "playwright", "proxyman"];
+    const KNOWN: [&str; 7] = [
+        "webinspector",
+        "mitmproxy",
+        "firefox",
+        "charles",
+        "fiddler",
+        "playwright",
+        "proxyman",
+    ];
     KNOWN.into_iter().find(|k| n.contains(k)).unwrap_or("har")
 }
 
@@ -251,7 +275,10 @@ impl<'de> Deserialize<'de> for Num {
         } else {
             Cow::Borrowed(t)
         };
-        text.trim().parse::<f64>().map(Num).map_err(serde::de::Error::custom)
+        text.trim()
+            .parse::<f64>()
+            .map(Num)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -394,11 +421,16 @@ struct WsMessage<'a> {
 /// First non-empty value of a header, name compared case-insensitively
 /// (FORMATS.md §4 "header names case-insensitive, duplicates kept").
 fn header<'h>(headers: &'h Loose<Vec<Loose<Header<'_>>>>, name: &str) -> Option<&'h str> {
-    headers.0.as_deref()?.iter().filter_map(|h| h.0.as_ref()).find_map(|h| {
-        let n = h.name.0.as_deref()?;
-        let v = h.value.0.as_deref()?.trim();
-        (n.trim().eq_ignore_ascii_case(name) && !v.is_empty()).then_some(v)
-    })
+    headers
+        .0
+        .as_deref()?
+        .iter()
+        .filter_map(|h| h.0.as_ref())
+        .find_map(|h| {
+            let n = h.name.0.as_deref()?;
+            let v = h.value.0.as_deref()?.trim();
+            (n.trim().eq_ignore_ascii_case(name) && !v.is_empty()).then_some(v)
+        })
 }
 
 /// Value of the first non-empty query parameter among `names` (the legacy
@@ -424,12 +456,17 @@ fn origin(url: &str) -> Option<String> {
     }
     let (host, port) = if authority.starts_with('[') {
         match authority.split_once(']') {
-            Some((h, p)) => (format!("{h}]"), p.strip_prefix(':').filter(|p| !p.is_empty())),
+            Some((h, p)) => (
+                format!("{h}]"),
+                p.strip_prefix(':').filter(|p| !p.is_empty()),
+            ),
             None => (authority.to_string(), None),
         }
     } else {
         match authority.rsplit_once(':') {
-            Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h.to_string(), Some(p)),
+            Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                (h.to_string(), Some(p))
+            }
             Some((h, "")) => (h.to_string(), None),
             _ => (authority.to_string(), None),
         }
@@ -452,7 +489,11 @@ fn origin(url: &str) -> Option<String> {
 /// Media type without parameters, lower-cased (FORMATS.md §4.2: `mimeType`
 /// may carry `; charset=…`).
 fn media_type(mime: &str) -> String {
-    mime.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    mime.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 /// Decodes base64 content (FORMATS.md §4: `encoding: "base64"` → decode
@@ -461,7 +502,11 @@ fn decode_base64(text: &str) -> Result<String, base64::DecodeError> {
     let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     let bytes = base64::engine::general_purpose::STANDARD_PAD_INDIFFERENT
         .decode(&compact)
-        .or_else(|e| base64::engine::general_purpose::URL_SAFE_PAD_INDIFFERENT.decode(&compact).map_err(|_| e))?;
+        .or_else(|e| {
+            base64::engine::general_purpose::URL_SAFE_PAD_INDIFFERENT
+                .decode(&compact)
+                .map_err(|_| e)
+        })?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
@@ -530,12 +575,19 @@ impl Sink<'_> {
             .unwrap_or(0) as u64;
         let len = u32::try_from(raw.len()).unwrap_or(u32::MAX);
         let file = self.input.file;
-        let prov = |location: Location| Provenance { file, location, offset, len };
+        let prov = |location: Location| Provenance {
+            file,
+            location,
+            offset,
+            len,
+        };
 
         let e: Entry<'_> = match serde_json::from_str(raw) {
             Ok(e) => e,
             Err(err) => {
-                self.error(format!("entry {i}: not a HAR entry object ({err}); skipped"));
+                self.error(format!(
+                    "entry {i}: not a HAR entry object ({err}); skipped"
+                ));
                 return;
             }
         };
@@ -543,20 +595,38 @@ impl Sink<'_> {
             self.error(format!("entry {i}: no `request` object; skipped"));
             return;
         };
-        let method = req.method.0.as_deref().unwrap_or("").trim().to_ascii_uppercase();
+        let method = req
+            .method
+            .0
+            .as_deref()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_uppercase();
         let url = req.url.0.as_deref().unwrap_or("");
 
         // Times (DESIGN.md rule 4, FORMATS.md §4: `time` = ms, sum of timings).
         let start = e.started.0.as_deref().and_then(parse_iso);
         if start.is_none() {
-            self.error(format!("entry {i}: `startedDateTime` missing or not a timestamp; its frames have no time"));
+            self.error(format!(
+                "entry {i}: `startedDateTime` missing or not a timestamp; its frames have no time"
+            ));
         }
-        let dur_ms = e.time.0.as_ref().and_then(Num::finite).filter(|t| *t >= 0.0).or_else(|| {
-            let t = e.timings.0.as_ref()?;
-            let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
-            let sum: f64 = parts.iter().filter_map(|p| p.0.as_ref()?.finite()).filter(|v| *v >= 0.0).sum();
-            Some(sum)
-        });
+        let dur_ms = e
+            .time
+            .0
+            .as_ref()
+            .and_then(Num::finite)
+            .filter(|t| *t >= 0.0)
+            .or_else(|| {
+                let t = e.timings.0.as_ref()?;
+                let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
+                let sum: f64 = parts
+                    .iter()
+                    .filter_map(|p| p.0.as_ref()?.finite())
+                    .filter(|v| *v >= 0.0)
+                    .sum();
+                Some(sum)
+            });
         let dur_us = dur_ms.map_or(0, |ms| (ms * 1000.0).round() as Micros);
         let (start_us, end_us) = match start {
             Some(s) => (s, s.saturating_add(dur_us)),
@@ -567,14 +637,20 @@ impl Sink<'_> {
         // Session key (DESIGN.md rule 1).
         let has_response = e.response.0.is_some();
         if !has_response {
-            self.error(format!("entry {i}: no response object; read as no response (status 0)"));
+            self.error(format!(
+                "entry {i}: no response object; read as no response (status 0)"
+            ));
         }
         let resp = e.response.0.unwrap_or_default();
         if has_response && resp.status.0.as_ref().and_then(Num::finite).is_none() {
-            self.error(format!("entry {i}: response status missing or not a number; read as 0 (no response)"));
+            self.error(format!(
+                "entry {i}: response status missing or not a number; read as 0 (no response)"
+            ));
         }
-        let header_key = header(&req.headers, "mcp-session-id").or_else(|| header(&resp.headers, "mcp-session-id"));
-        let mut legacy = header_key.is_none() && query_param(url, &["sessionId", "session_id"]).is_some();
+        let header_key = header(&req.headers, "mcp-session-id")
+            .or_else(|| header(&resp.headers, "mcp-session-id"));
+        let mut legacy =
+            header_key.is_none() && query_param(url, &["sessionId", "session_id"]).is_some();
         let mut key: Box<str> = header_key
             .or_else(|| query_param(url, &["sessionId", "session_id"]))
             .map(Box::from)
@@ -583,9 +659,19 @@ impl Sink<'_> {
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
 
         // Response (FORMATS.md §4, §4.2; DESIGN.md rule 12).
-        let status = resp.status.0.as_ref().and_then(Num::finite).map_or(0, |s| s as i64);
+        let status = resp
+            .status
+            .0
+            .as_ref()
+            .and_then(Num::finite)
+            .map_or(0, |s| s as i64);
         let content = resp.content.0.unwrap_or_default();
-        let mut mt = content.mime_type.0.as_deref().map(media_type).unwrap_or_default();
+        let mut mt = content
+            .mime_type
+            .0
+            .as_deref()
+            .map(media_type)
+            .unwrap_or_default();
         if (mt.is_empty() || mt == "x-unknown")
             && let Some(ct) = header(&resp.headers, "content-type")
         {
@@ -598,17 +684,27 @@ impl Sink<'_> {
         } else {
             match content.text.0 {
                 None => {
-                    self.error(format!("entry {i}: response body not captured (status {status})"));
+                    self.error(format!(
+                        "entry {i}: response body not captured (status {status})"
+                    ));
                     (None, true)
                 }
-                Some(t) if content.encoding.0.as_deref().is_some_and(|x| x.eq_ignore_ascii_case("base64")) => {
+                Some(t)
+                    if content
+                        .encoding
+                        .0
+                        .as_deref()
+                        .is_some_and(|x| x.eq_ignore_ascii_case("base64")) =>
+                {
                     match decode_base64(&t) {
                         Ok(s) => {
                             let empty = s.is_empty();
                             (Some(Cow::Owned(s)), empty)
                         }
                         Err(err) => {
-                            self.error(format!("entry {i}: response body is not valid base64 ({err}); not read"));
+                            self.error(format!(
+                                "entry {i}: response body is not valid base64 ({err}); not read"
+                            ));
                             (None, t.is_empty())
                         }
                     }
@@ -621,7 +717,8 @@ impl Sink<'_> {
         };
 
         // Response frames: (event number, payload).
-        let mut resp_frames: Vec<(Option<u64>, Payload, Option<crate::record::SseEventId>)> = Vec::new();
+        let mut resp_frames: Vec<(Option<u64>, Payload, Option<crate::record::SseEventId>)> =
+            Vec::new();
         let mut body_has_json = false;
         if let Some(body) = body.as_deref() {
             if stream {
@@ -630,7 +727,8 @@ impl Sink<'_> {
                     // GET stream's `endpoint` event names the POST URI and
                     // its session; the stream belongs to that session.
                     if ev.event_type == "endpoint" {
-                        if let Some(sid) = query_param(ev.data.trim(), &["sessionId", "session_id"]) {
+                        if let Some(sid) = query_param(ev.data.trim(), &["sessionId", "session_id"])
+                        {
                             key = sid.into();
                             legacy = true;
                         }
@@ -674,13 +772,17 @@ impl Sink<'_> {
                 self.error(format!("entry {i}: POST body not captured (postData has no text); its messages are unknown"));
             }
             let text = match (pd.text.0, pd.encoding.0.as_deref()) {
-                (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
-                    Ok(s) => Some(Cow::Owned(s)),
-                    Err(err) => {
-                        self.error(format!("entry {i}: request body is not valid base64 ({err}); not read"));
-                        None
+                (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => {
+                    match decode_base64(&t) {
+                        Ok(s) => Some(Cow::Owned(s)),
+                        Err(err) => {
+                            self.error(format!(
+                                "entry {i}: request body is not valid base64 ({err}); not read"
+                            ));
+                            None
+                        }
                     }
-                },
+                }
                 (t, _) => t.map(|t| t.0),
             };
             if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
@@ -725,8 +827,15 @@ impl Sink<'_> {
                 Some("receive") => Direction::S2c,
                 _ => continue,
             };
-            let Some(data) = m.data.0.filter(|d| opcode == 1.0 && !d.trim().is_empty()) else { continue };
-            let ts = m.time.0.as_ref().and_then(Num::finite).map(|s| (s * 1e6).round() as Micros);
+            let Some(data) = m.data.0.filter(|d| opcode == 1.0 && !d.trim().is_empty()) else {
+                continue;
+            };
+            let ts = m
+                .time
+                .0
+                .as_ref()
+                .and_then(Num::finite)
+                .map(|s| (s * 1e6).round() as Micros);
             let (payload, _) = read_payload(&data);
             self.parsed.records.push(Record::Frame(Frame {
                 key: key.clone(),
@@ -749,7 +858,11 @@ mod tests {
     use crate::record::{Kind, Member};
 
     fn run(text: &str) -> Parsed {
-        parse(Input { file: 7, name: "t.har", text })
+        parse(Input {
+            file: 7,
+            name: "t.har",
+            text,
+        })
     }
 
     fn frames(p: &Parsed) -> Vec<&Frame> {
@@ -822,34 +935,69 @@ mod tests {
         let f = frames(&p);
         assert_eq!(f.len(), 5);
         // Entry 0: initialize POST keyed by the response's session id.
-        assert!(f.iter().all(|f| &*f.key == "S-1" && f.split == Split::Never));
+        assert!(
+            f.iter()
+                .all(|f| &*f.key == "S-1" && f.split == Split::Never)
+        );
         let z = parse_iso("2025-01-01T12:00:00.000Z").unwrap();
         assert_eq!(
             (f[0].direction, f[0].ts, f[0].prov.location),
             (Some(Direction::C2s), Some(z), Location::entry(0, None))
         );
-        assert_eq!((f[1].direction, f[1].ts), (Some(Direction::S2c), Some(z + 12_500)));
-        assert!(matches!(&f[1].payload, Payload::Single(m) if m.negotiated.as_deref() == Some("2025-03-26")));
+        assert_eq!(
+            (f[1].direction, f[1].ts),
+            (Some(Direction::S2c), Some(z + 12_500))
+        );
+        assert!(
+            matches!(&f[1].payload, Payload::Single(m) if m.negotiated.as_deref() == Some("2025-03-26"))
+        );
         let h = f[0].http.as_ref().unwrap();
         assert_eq!(
-            (h.entry, h.is_request_body, &*h.method, h.status, h.stream, h.body_empty, h.body_has_json),
+            (
+                h.entry,
+                h.is_request_body,
+                &*h.method,
+                h.status,
+                h.stream,
+                h.body_empty,
+                h.body_has_json
+            ),
             (0, true, "POST", 200, false, false, true)
         );
-        assert_eq!((h.start, h.end, h.position, h.protocol_header.as_deref()), (z, z + 12_500, 0, None));
+        assert_eq!(
+            (h.start, h.end, h.position, h.protocol_header.as_deref()),
+            (z, z + 12_500, 0, None)
+        );
         // Entry 1: batch POST, SSE body with CRLF, a priming event (event 2)
         // and a cut last event.
         assert!(matches!(&f[2].payload, Payload::Batch(m) if m.len() == 2));
-        assert_eq!(f[2].http.as_ref().unwrap().protocol_header.as_deref(), Some("2025-03-26"));
+        assert_eq!(
+            f[2].http.as_ref().unwrap().protocol_header.as_deref(),
+            Some("2025-03-26")
+        );
         assert_eq!(f[3].prov.location, Location::entry(1, Some(1)));
         assert!(matches!(&f[3].payload, Payload::Single(m) if m.kind == Kind::Notification));
         assert_eq!(f[4].prov.location, Location::entry(1, Some(3)));
-        assert!(matches!(&f[4].payload, Payload::Single(m) if m.kind == Kind::Response && m.problems.is_empty()));
+        assert!(
+            matches!(&f[4].payload, Payload::Single(m) if m.kind == Kind::Response && m.problems.is_empty())
+        );
         let h4 = f[4].http.as_ref().unwrap();
-        assert_eq!((h4.stream, h4.position, h4.is_request_body, h4.end - h4.start), (true, 1, false, 3_000));
+        assert_eq!(
+            (
+                h4.stream,
+                h4.position,
+                h4.is_request_body,
+                h4.end - h4.start
+            ),
+            (true, 1, false, 3_000)
+        );
         assert_eq!(f[4].ts, Some(z + 1_003_000));
         // Offsets point at the entry.
         assert!(t[f[2].prov.offset as usize..].starts_with("{\"startedDateTime\":\"2025-01-01T14"));
-        assert_eq!(f[2].prov.len as usize, t[f[2].prov.offset as usize..].find("\n]}}").unwrap());
+        assert_eq!(
+            f[2].prov.len as usize,
+            t[f[2].prov.offset as usize..].find("\n]}}").unwrap()
+        );
     }
 
     #[test]
@@ -864,7 +1012,9 @@ mod tests {
                 Some(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#),
                 200,
                 "",
-                &format!(r#"{{"mimeType":"text/event-stream","encoding":"base64","text":"{b64}"}}"#),
+                &format!(
+                    r#"{{"mimeType":"text/event-stream","encoding":"base64","text":"{b64}"}}"#
+                ),
             ),
             entry(
                 "2025-01-01T12:00:01Z",
@@ -882,7 +1032,11 @@ mod tests {
         assert!(matches!(&f[1].payload, Payload::Single(m) if m.kind == Kind::Response));
         assert_eq!(f[1].prov.location, Location::entry(0, Some(1)));
         assert_eq!(p.errors.len(), 1);
-        assert!(p.errors[0].starts_with("entry 1: response body is not valid base64"), "{:?}", p.errors);
+        assert!(
+            p.errors[0].starts_with("entry 1: response body is not valid base64"),
+            "{:?}",
+            p.errors
+        );
         let h = f[2].http.as_ref().unwrap();
         assert_eq!((h.entry, h.body_has_json), (1, false));
     }
@@ -928,7 +1082,14 @@ mod tests {
             .iter()
             .map(|f| {
                 let h = f.http.as_ref().unwrap();
-                (h.entry, h.status, h.stream, h.body_empty, h.body_has_json, h.is_request_body)
+                (
+                    h.entry,
+                    h.status,
+                    h.stream,
+                    h.body_empty,
+                    h.body_has_json,
+                    h.is_request_body,
+                )
             })
             .collect();
         assert_eq!(
@@ -940,7 +1101,10 @@ mod tests {
                 (3, 202, false, false, false, true)
             ]
         );
-        assert_eq!(p.errors, vec!["entry 2: response body not captured (status 200)".to_string()]);
+        assert_eq!(
+            p.errors,
+            vec!["entry 2: response body not captured (status 200)".to_string()]
+        );
         // No session header: keyed by origin.
         assert!(f.iter().all(|f| &*f.key == "http://127.0.0.1:3000"));
     }
@@ -981,13 +1145,25 @@ mod tests {
         let p = run(&t[..cut]);
         assert_eq!(frames(&p).len(), 4);
         assert_eq!(p.errors.len(), 1);
-        assert!(p.errors[0].starts_with(&format!("HAR ends early at byte {cut} ")), "{:?}", p.errors);
-        assert!(p.errors[0].ends_with("2 entries read before it"), "{:?}", p.errors);
+        assert!(
+            p.errors[0].starts_with(&format!("HAR ends early at byte {cut} ")),
+            "{:?}",
+            p.errors
+        );
+        assert!(
+            p.errors[0].ends_with("2 entries read before it"),
+            "{:?}",
+            p.errors
+        );
         // A syntax error in the middle names its place too.
         let bad = t.replacen("\"time\":2", "\"time\":2x", 3);
         let p = run(&bad);
         assert_eq!(frames(&p).len(), 0);
-        assert!(p.errors[0].starts_with("HAR is not valid JSON at byte"), "{:?}", p.errors);
+        assert!(
+            p.errors[0].starts_with("HAR is not valid JSON at byte"),
+            "{:?}",
+            p.errors
+        );
     }
 
     #[test]
@@ -1012,8 +1188,14 @@ mod tests {
         );
         assert_eq!(p.dialect, "har");
         assert_eq!(p.errors.len(), 6, "{:?}", p.errors);
-        assert_eq!(p.errors[4], "entry 3: no response object; read as no response (status 0)");
-        assert_eq!(p.errors[5], "entry 4: no response object; read as no response (status 0)");
+        assert_eq!(
+            p.errors[4],
+            "entry 3: no response object; read as no response (status 0)"
+        );
+        assert_eq!(
+            p.errors[5],
+            "entry 4: no response object; read as no response (status 0)"
+        );
         assert!(
             p.errors[0].starts_with("entry 0:")
                 && p.errors[1].starts_with("entry 1:")
@@ -1022,7 +1204,10 @@ mod tests {
         assert!(p.errors[3].starts_with("entry 3: `startedDateTime`"));
         let f = frames(&p);
         assert_eq!(f.len(), 2);
-        assert_eq!((f[0].payload.clone(), f[0].ts, &*f[0].key), (Payload::Unparseable, None, "t.har"));
+        assert_eq!(
+            (f[0].payload.clone(), f[0].ts, &*f[0].key),
+            (Payload::Unparseable, None, "t.har")
+        );
         assert_eq!(f[0].http.as_ref().unwrap().status, 0);
         assert_eq!(&*f[1].key, "abc");
     }
@@ -1031,7 +1216,10 @@ mod tests {
     /// entries before the cut are kept.
     #[test]
     fn every_prefix_of_a_case_is_safe() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/cases/b21_idle_post_stream_cut_by_edge.har");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/cases/b21_idle_post_stream_cut_by_edge.har"
+        );
         let text = std::fs::read_to_string(path).expect("case b21");
         let full = frames(&run(&text)).len();
         let mut last = 0;
@@ -1039,7 +1227,11 @@ mod tests {
             let p = run(&text[..cut]);
             let n = frames(&p).len();
             assert!(n >= last && n <= full, "cut {cut}");
-            assert!(text[cut..].trim().is_empty() || p.errors.len() == 1, "cut {cut}: {:?}", p.errors);
+            assert!(
+                text[cut..].trim().is_empty() || p.errors.len() == 1,
+                "cut {cut}: {:?}",
+                p.errors
+            );
             last = n;
         }
         assert_eq!(last, full);
@@ -1047,12 +1239,24 @@ mod tests {
 
     #[test]
     fn origins_and_query_params() {
-        assert_eq!(origin("HTTPS://User@Example.COM/mcp?x=1").as_deref(), Some("https://example.com:443"));
-        assert_eq!(origin("http://[::1]:8080/mcp").as_deref(), Some("http://[::1]:8080"));
+        assert_eq!(
+            origin("HTTPS://User@Example.COM/mcp?x=1").as_deref(),
+            Some("https://example.com:443")
+        );
+        assert_eq!(
+            origin("http://[::1]:8080/mcp").as_deref(),
+            Some("http://[::1]:8080")
+        );
         assert_eq!(origin("http://h:9/").as_deref(), Some("http://h:9"));
         assert_eq!(origin("/relative"), None);
-        assert_eq!(query_param("/messages/?session_id=ab12#x", &["sessionId", "session_id"]), Some("ab12"));
-        assert_eq!(query_param("/m?a=1&sessionId=&sessionId=z", &["sessionId"]), Some("z"));
+        assert_eq!(
+            query_param("/messages/?session_id=ab12#x", &["sessionId", "session_id"]),
+            Some("ab12")
+        );
+        assert_eq!(
+            query_param("/m?a=1&sessionId=&sessionId=z", &["sessionId"]),
+            Some("z")
+        );
     }
 
     #[test]
@@ -1063,11 +1267,19 @@ mod tests {
         assert_eq!(f.len(), 2);
         assert_eq!(
             (f[0].direction, f[0].ts, f[0].prov.location),
-            (Some(Direction::C2s), Some(1_735_689_600_500_000), Location::entry(0, Some(1)))
+            (
+                Some(Direction::C2s),
+                Some(1_735_689_600_500_000),
+                Location::entry(0, Some(1))
+            )
         );
         assert_eq!(
             (f[1].direction, f[1].prov.location, &*f[1].key),
-            (Some(Direction::S2c), Location::entry(0, Some(3)), "ws://h:80")
+            (
+                Some(Direction::S2c),
+                Location::entry(0, Some(3)),
+                "ws://h:80"
+            )
         );
         // Status 101 without `text`: an error line (rule 12), no panic.
         assert_eq!(p.errors.len(), 1);
@@ -1123,10 +1335,18 @@ mod tests {
                 .collect();
             paths.sort();
             for path in paths {
-                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("")
+                    .to_string();
                 let text = std::fs::read_to_string(&path).expect("readable HAR");
                 let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-                let p = parse(Input { file: 0, name: &name, text });
+                let p = parse(Input {
+                    file: 0,
+                    name: &name,
+                    text,
+                });
                 if name.contains("legacy") || name.starts_with("b18") {
                     continue;
                 }
@@ -1135,9 +1355,10 @@ mod tests {
                 } else {
                     path.with_extension("expected.json").display().to_string()
                 };
-                let exp: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(&exp_path).expect("expected file"))
-                        .expect("expected JSON");
+                let exp: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(&exp_path).expect("expected file"),
+                )
+                .expect("expected JSON");
                 let c = &exp["facts"]["counts"];
                 let want = Counts {
                     requests: c["requests"].as_u64().unwrap(),
@@ -1147,10 +1368,13 @@ mod tests {
                 };
                 let got = count(&p);
                 // Sessions: distinct keys carrying traffic (HAR keys never split).
-                let keys: std::collections::BTreeSet<&str> = frames(&p).iter().map(|f| &*f.key).collect();
+                let keys: std::collections::BTreeSet<&str> =
+                    frames(&p).iter().map(|f| &*f.key).collect();
                 let sessions_ok = match &c["sessions"] {
                     serde_json::Value::Number(n) => n.as_u64() == Some(keys.len() as u64),
-                    serde_json::Value::Array(a) => a.iter().any(|n| n.as_u64() == Some(keys.len() as u64)),
+                    serde_json::Value::Array(a) => {
+                        a.iter().any(|n| n.as_u64() == Some(keys.len() as u64))
+                    }
                     _ => true,
                 };
                 if got != want || !sessions_ok || !p.errors.is_empty() {

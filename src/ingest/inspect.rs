@@ -46,7 +46,11 @@ pub fn split(line: &str) -> Option<(Direction, &str)> {
         after_debug(s)
     }
     let (body, arrow) = alt((after_debug, with_word)).parse(line).ok()?;
-    let dir = if arrow == "-->" { Direction::C2s } else { Direction::S2c };
+    let dir = if arrow == "-->" {
+        Direction::C2s
+    } else {
+        Direction::S2c
+    };
     Some((dir, body))
 }
 
@@ -78,7 +82,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
             }
         }
         i = next;
-        let at = At { key: input.name, split: Split::ByStart, direction: Some(dir), ts: None, line: line.number };
+        let at = At {
+            key: input.name,
+            split: Split::ByStart,
+            direction: Some(dir),
+            ts: None,
+            line: line.number,
+        };
         emit_body(&mut sink, at, body);
     }
     sink.finish()
@@ -120,7 +130,9 @@ pub(crate) fn continue_body<'t>(
 pub(crate) fn span<'t>(text: &'t str, first: &'t str, last: &'t str) -> &'t str {
     let base = text.as_ptr() as usize;
     let start = (first.as_ptr() as usize).checked_sub(base);
-    let end = (last.as_ptr() as usize).checked_sub(base).map(|e| e + last.len());
+    let end = (last.as_ptr() as usize)
+        .checked_sub(base)
+        .map(|e| e + last.len());
     match (start, end) {
         (Some(s), Some(e)) if s <= e => text.get(s..e).unwrap_or(first),
         _ => first,
@@ -135,7 +147,10 @@ pub(crate) fn emit_body(sink: &mut Sink<'_>, at: At<'_>, body: &str) {
     match read_body(part) {
         Body::Read(payload) => sink.frame(at, part, payload),
         Body::Partly(payload, what) => {
-            sink.error(at.line, &format!("util.inspect body read only in part: {what}"));
+            sink.error(
+                at.line,
+                &format!("util.inspect body read only in part: {what}"),
+            );
             sink.frame(at, part, payload);
         }
         Body::Unreadable => sink.non_json(at, part),
@@ -164,9 +179,18 @@ pub fn read_body(text: &str) -> Body {
         Err(crate::record::jsonrpc::PayloadError::NotContainer(_)) => return Body::Unreadable,
         Err(_) => {}
     }
-    let mut r = Reader { src: t, pos: 0, lost: Vec::new(), path: Vec::new() };
+    let mut r = Reader {
+        src: t,
+        pos: 0,
+        lost: Vec::new(),
+        path: Vec::new(),
+    };
     r.ws();
-    let opening = r.rest().strip_prefix("<ref *").and_then(|x| x.split_once('>')).map_or(r.rest(), |x| x.1);
+    let opening = r
+        .rest()
+        .strip_prefix("<ref *")
+        .and_then(|x| x.split_once('>'))
+        .map_or(r.rest(), |x| x.1);
     if !opening.trim_start().starts_with(['{', '[']) {
         return Body::Unreadable;
     }
@@ -216,9 +240,12 @@ fn to_message(v: &V, partial: bool) -> Option<Message> {
     let mut json = String::new();
     v.write_json(&mut json);
     let mut m = parse_message(&json).ok()?;
-    let error_hole = members.iter().any(|(k, v)| k == "error" && matches!(v, V::Hole(_)));
+    let error_hole = members
+        .iter()
+        .any(|(k, v)| k == "error" && matches!(v, V::Hole(_)));
     if error_hole {
-        m.problems.retain(|p| !matches!(p, Problem::InvalidRequest(w) if w.starts_with("error is not")));
+        m.problems
+            .retain(|p| !matches!(p, Problem::InvalidRequest(w) if w.starts_with("error is not")));
         m.error_code = None;
     }
     if partial {
@@ -394,7 +421,11 @@ impl<'a> Reader<'a> {
         self.pos += r.len() - r.trim_start_matches([' ', '\t', '\r', '\n']).len();
     }
     fn where_(&self) -> String {
-        if self.path.is_empty() { "the body".into() } else { format!("`{}`", self.path.join(".")) }
+        if self.path.is_empty() {
+            "the body".into()
+        } else {
+            format!("`{}`", self.path.join("."))
+        }
     }
     fn note(&mut self, what: String) {
         self.lost.push(what);
@@ -576,7 +607,10 @@ impl<'a> Reader<'a> {
         let word_end = r.find(|c: char| !c.is_alphanumeric()).unwrap_or(r.len());
         let word = r.get(..word_end).unwrap_or("");
         let after = r.get(word_end..).unwrap_or("").trim_start();
-        let literal = matches!(word, "true" | "false" | "null" | "undefined" | "NaN" | "Infinity");
+        let literal = matches!(
+            word,
+            "true" | "false" | "null" | "undefined" | "NaN" | "Infinity"
+        );
         !(literal && (after.starts_with(',') || after.starts_with(']')))
     }
 
@@ -599,7 +633,9 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
-        self.src.get(start + 1..self.pos.saturating_sub(1)).unwrap_or("")
+        self.src
+            .get(start + 1..self.pos.saturating_sub(1))
+            .unwrap_or("")
     }
 
     /// A placeholder, or a prefix tag before an object or array
@@ -626,7 +662,9 @@ impl<'a> Reader<'a> {
 
     fn number(&mut self) -> V {
         let r = self.rest();
-        let n = r.find([',', '}', ']', ' ', '\t', '\r', '\n']).unwrap_or(r.len());
+        let n = r
+            .find([',', '}', ']', ' ', '\t', '\r', '\n'])
+            .unwrap_or(r.len());
         let tok = r.get(..n).unwrap_or("");
         let num = tok.strip_suffix('n').unwrap_or(tok);
         if tok == "-Infinity" {
@@ -638,7 +676,10 @@ impl<'a> Reader<'a> {
             return V::Num(num.to_owned());
         }
         // A Date prints as its ISO text, which JSON.stringify also gives.
-        if tok.len() >= 10 && tok.chars().all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | '.' | 'Z' | '+'))
+        if tok.len() >= 10
+            && tok
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | '.' | 'Z' | '+'))
         {
             self.pos += n;
             return V::Str(tok.to_owned());
@@ -739,7 +780,9 @@ impl<'a> Reader<'a> {
 
     fn ended_early(&mut self, close: char) {
         let w = self.where_();
-        self.note(format!("everything after the last member read in {w} (the body ends before its `{close}`)"));
+        self.note(format!(
+            "everything after the last member read in {w} (the body ends before its `{close}`)"
+        ));
     }
 
     fn object(&mut self, depth: usize) -> V {
@@ -774,7 +817,8 @@ impl<'a> Reader<'a> {
                 self.ws();
                 match key {
                     Some(k) if self.eat(":") => {
-                        self.path.push(if k.is_empty() { "?".into() } else { k.clone() });
+                        self.path
+                            .push(if k.is_empty() { "?".into() } else { k.clone() });
                         let v = self.value(depth + 1);
                         self.path.pop();
                         if !k.is_empty() {
@@ -853,7 +897,10 @@ mod tests {
     #[test]
     fn tracer_lines() {
         assert_eq!(split("DEBUG --> {}"), Some((Direction::C2s, "{}")));
-        assert_eq!(split("[client] DEBUG <-- { id: 1 }"), Some((Direction::S2c, "{ id: 1 }")));
+        assert_eq!(
+            split("[client] DEBUG <-- { id: 1 }"),
+            Some((Direction::S2c, "{ id: 1 }"))
+        );
         assert_eq!(split("lsp DEBUG -->"), Some((Direction::C2s, "")));
         assert_eq!(split("two words DEBUG --> {}"), None);
         assert_eq!(split("DEBUG -> {}"), None);
@@ -863,21 +910,40 @@ mod tests {
 
     #[test]
     fn json_first_then_inspect() {
-        let (m, p) = single(read_body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#));
+        let (m, p) = single(read_body(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        ));
         assert_eq!(
             (m.kind, m.id, m.method.as_deref(), m.problems.len(), p),
             (Kind::Request, Id::Int(1), Some("tools/list"), 0, false)
         );
-        let (m, p) = single(read_body("{ jsonrpc: '2.0', id: 1, result: { tools: [ [Object], [Object] ] } }"));
-        assert_eq!((m.kind, m.id, m.has_result, m.problems.len(), p), (Kind::Response, Id::Int(1), true, 0, false));
-        let (m, _) = single(read_body("{ jsonrpc: '2.0', id: 'a\\'b', result: [Object] }"));
-        assert_eq!((m.id, m.has_result, m.problems.len()), (Id::Str("a'b".into()), true, 0));
-        let (m, _) =
-            single(read_body("{ jsonrpc: '2.0', id: 2, error: { code: -32601, message: \"Method 'x' not found\" } }"));
-        assert_eq!((m.has_error, m.error_code, m.problems.len()), (true, Some(-32601), 0));
+        let (m, p) = single(read_body(
+            "{ jsonrpc: '2.0', id: 1, result: { tools: [ [Object], [Object] ] } }",
+        ));
+        assert_eq!(
+            (m.kind, m.id, m.has_result, m.problems.len(), p),
+            (Kind::Response, Id::Int(1), true, 0, false)
+        );
+        let (m, _) = single(read_body(
+            "{ jsonrpc: '2.0', id: 'a\\'b', result: [Object] }",
+        ));
+        assert_eq!(
+            (m.id, m.has_result, m.problems.len()),
+            (Id::Str("a'b".into()), true, 0)
+        );
+        let (m, _) = single(read_body(
+            "{ jsonrpc: '2.0', id: 2, error: { code: -32601, message: \"Method 'x' not found\" } }",
+        ));
+        assert_eq!(
+            (m.has_error, m.error_code, m.problems.len()),
+            (true, Some(-32601), 0)
+        );
         // A placeholder error: present, content unknown, not malformed.
         let (m, _) = single(read_body("{ jsonrpc: '2.0', id: 3, error: [Object] }"));
-        assert_eq!((m.has_error, m.error_code, m.problems.len()), (true, None, 0));
+        assert_eq!(
+            (m.has_error, m.error_code, m.problems.len()),
+            (true, None, 0)
+        );
         // `undefined` members are dropped, as JSON.stringify does.
         let (m, _) = single(read_body("{ jsonrpc: '2.0', id: 4, result: undefined }"));
         assert_eq!(m.problems, vec![Problem::NeitherResultNorError]);
@@ -888,7 +954,9 @@ mod tests {
             (m.kind, m.method.as_deref(), m.problems.len(), m.rebuilt),
             (Kind::Request, Some("tools/call"), 0, false)
         );
-        let (m, _) = single(read_body("<ref *1> { jsonrpc: '2.0', id: 6, result: { self: [Circular *1] } }"));
+        let (m, _) = single(read_body(
+            "<ref *1> { jsonrpc: '2.0', id: 6, result: { self: [Circular *1] } }",
+        ));
         assert_eq!(m.id, Id::Int(6));
         // Cancelled request id and initialize results are still read.
         let (m, _) = single(read_body(
@@ -896,7 +964,10 @@ mod tests {
         ));
         assert_eq!(m.cancel_id, Some(Id::Int(7)));
         match read_body("[ { jsonrpc: '2.0', id: 1, result: {} }, 3 ]") {
-            Body::Read(Payload::Batch(ms)) => assert!(matches!(ms.as_slice(), [Member::Message(_), Member::NotObject])),
+            Body::Read(Payload::Batch(ms)) => assert!(matches!(
+                ms.as_slice(),
+                [Member::Message(_), Member::NotObject]
+            )),
             other => panic!("{other:?}"),
         }
         assert_eq!(read_body("null"), Body::Unreadable);
@@ -922,14 +993,22 @@ mod tests {
         match read_body("{ jsonrpc: '2.0', id: 10, result: Map(1) { 'a' => 1 }, x: 1 }") {
             Body::Partly(Payload::Single(m), what) => {
                 assert_eq!((m.id, m.has_result), (Id::Int(10), true));
-                assert!(what.contains("`result`") && what.contains("Map(1)"), "{what}");
+                assert!(
+                    what.contains("`result`") && what.contains("Map(1)"),
+                    "{what}"
+                );
             }
             other => panic!("{other:?}"),
         }
-        match read_body("{ jsonrpc: '2.0', id: 11, method: 'a', params: { x: @@@, y: %% } } trailing") {
+        match read_body(
+            "{ jsonrpc: '2.0', id: 11, method: 'a', params: { x: @@@, y: %% } } trailing",
+        ) {
             Body::Partly(Payload::Single(m), what) => {
                 assert_eq!((m.kind, m.method.as_deref()), (Kind::Request, Some("a")));
-                assert!(what.contains("`params.x`") && what.contains("2 more"), "{what}");
+                assert!(
+                    what.contains("`params.x`") && what.contains("2 more"),
+                    "{what}"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -963,15 +1042,31 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        let closed = format!("{{ jsonrpc: '2.0', id: 1, result: {}1{} }}", "[ ".repeat(200), " ]".repeat(200));
-        assert!(matches!(read_body(&closed), Body::Partly(Payload::Single(_), _)));
+        let closed = format!(
+            "{{ jsonrpc: '2.0', id: 1, result: {}1{} }}",
+            "[ ".repeat(200),
+            " ]".repeat(200)
+        );
+        assert!(matches!(
+            read_body(&closed),
+            Body::Partly(Payload::Single(_), _)
+        ));
         // Deep JSON: read as JSON (serde_json skips `result` without
         // recursion), or by the reader when it is cut.
-        let json =
-            format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}1{}}}", "[".repeat(100_000), "]".repeat(100_000));
+        let json = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}1{}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
         assert!(matches!(read_body(&json), Body::Read(Payload::Single(_))));
-        let cut = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}", "[".repeat(100_000));
-        assert!(matches!(read_body(&cut), Body::Partly(Payload::Single(_), _)));
+        let cut = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}",
+            "[".repeat(100_000)
+        );
+        assert!(matches!(
+            read_body(&cut),
+            Body::Partly(Payload::Single(_), _)
+        ));
         let top = "[".repeat(100_000);
         let _ = read_body(&top);
         let params = format!(
@@ -990,7 +1085,9 @@ mod tests {
             let _ = read_body(&body[..i]);
             let _ = read_body(&body[i..]);
         }
-        assert!(matches!(read_body(body), Body::Partly(Payload::Single(_), ref w) if w.contains("Map(1)")));
+        assert!(
+            matches!(read_body(body), Body::Partly(Payload::Single(_), ref w) if w.contains("Map(1)"))
+        );
     }
 
     #[test]
@@ -1014,7 +1111,11 @@ mod tests {
             DEBUG <-- what\n\
             DEBUG <-- { jsonrpc: '2.0', id: 14, result: { a: [\n\
             DEBUG --> {\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"ping\"}\n";
-        let p = parse(Input { file: 0, name: "t.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "t.log",
+            text,
+        });
         let got: Vec<_> = p
             .records
             .iter()
@@ -1033,16 +1134,33 @@ mod tests {
             .collect();
         assert_eq!(got.len(), 6, "{got:?}");
         assert_eq!(got[0].2, Some((Kind::Request, Id::Int(13))));
-        assert_eq!((got[1].0, got[1].2.clone()), (Some(3), Some((Kind::Response, Id::Int(13)))));
-        assert_eq!(got[1].3, "{\n  jsonrpc: '2.0',\n  id: 13,\n  result: {\n    capabilities: [Object]\n  }\n}".len());
+        assert_eq!(
+            (got[1].0, got[1].2.clone()),
+            (Some(3), Some((Kind::Response, Id::Int(13))))
+        );
+        assert_eq!(
+            got[1].3,
+            "{\n  jsonrpc: '2.0',\n  id: 13,\n  result: {\n    capabilities: [Object]\n  }\n}"
+                .len()
+        );
         assert_eq!(got[2].2, Some((Kind::Notification, Id::Absent)));
         assert_eq!((got[3].0, got[3].2.clone()), (Some(11), None));
-        assert_eq!((got[4].0, got[4].2.clone()), (Some(12), Some((Kind::Response, Id::Int(14)))));
-        assert_eq!((got[5].0, got[5].2.clone()), (Some(13), Some((Kind::Request, Id::Int(15)))));
+        assert_eq!(
+            (got[4].0, got[4].2.clone()),
+            (Some(12), Some((Kind::Response, Id::Int(14))))
+        );
+        assert_eq!(
+            (got[5].0, got[5].2.clone()),
+            (Some(13), Some((Kind::Request, Id::Int(15))))
+        );
         // One other line, and the 6 continuation lines of the body at line 3.
         assert_eq!(p.other_lines, 7);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert!(p.errors[0].starts_with("line 12: util.inspect body read only in part"), "{:?}", p.errors);
+        assert!(
+            p.errors[0].starts_with("line 12: util.inspect body read only in part"),
+            "{:?}",
+            p.errors
+        );
         assert_eq!(p.dialect, "inspect");
     }
 }

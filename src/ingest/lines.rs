@@ -40,7 +40,11 @@ pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
             stop -= 1;
         }
         number += 1;
-        Some(Line { number, offset: start as u64, text: &text[start..stop] })
+        Some(Line {
+            number,
+            offset: start as u64,
+            text: &text[start..stop],
+        })
     })
 }
 
@@ -50,7 +54,9 @@ mod tests {
 
     #[test]
     fn lf_crlf_and_no_final_newline() {
-        let v: Vec<_> = lines("a\r\nb\n\nc").map(|l| (l.number, l.offset, l.text)).collect();
+        let v: Vec<_> = lines("a\r\nb\n\nc")
+            .map(|l| (l.number, l.offset, l.text))
+            .collect();
         assert_eq!(v, vec![(1, 0, "a"), (2, 3, "b"), (3, 5, ""), (4, 6, "c")]);
         assert_eq!(lines("").count(), 0);
         // U+2028 inside a line is not a line end.

@@ -41,7 +41,11 @@ pub fn time_of_day(s: &str) -> IResult<&str, Micros> {
         opt(preceded(char('.'), digit1)),
     )
         .parse(s)?;
-    let (rest, half) = opt(preceded(space1, alt((tag_no_case("AM"), tag_no_case("PM"))))).parse(rest)?;
+    let (rest, half) = opt(preceded(
+        space1,
+        alt((tag_no_case("AM"), tag_no_case("PM"))),
+    ))
+    .parse(rest)?;
     let fail = || nom::Err::Error(nom::error::Error::new(s, nom::error::ErrorKind::Verify));
     let num = |t: &str| t.parse::<i64>().map_err(|_| fail());
     let (mut h, m, sec) = (num(h)?, num(m)?, num(sec)?);
@@ -74,14 +78,27 @@ pub fn time_of_day(s: &str) -> IResult<&str, Micros> {
 /// padded `[Trace  - ` and its `<semantic> ` / `<syntax> ` server prefix are
 /// accepted too.
 pub fn split(line: &str) -> Option<(Micros, &str)> {
-    let (rest, (_, _, _, _, us, _, _)) =
-        (tag("[Trace"), space1, char('-'), space1, time_of_day, space0, char(']')).parse(line).ok()?;
+    let (rest, (_, _, _, _, us, _, _)) = (
+        tag("[Trace"),
+        space1,
+        char('-'),
+        space1,
+        time_of_day,
+        space0,
+        char(']'),
+    )
+        .parse(line)
+        .ok()?;
     let text = rest.strip_prefix(' ').unwrap_or(rest);
     if !rest.is_empty() && !rest.starts_with(' ') {
         return None;
     }
     let text = match text.strip_prefix('<').and_then(|r| r.split_once("> ")) {
-        Some((server, after)) if !server.is_empty() && server.chars().all(|c| c.is_alphanumeric()) => after,
+        Some((server, after))
+            if !server.is_empty() && server.chars().all(|c| c.is_alphanumeric()) =>
+        {
+            after
+        }
         _ => text,
     };
     Some((us, text))
@@ -117,7 +134,9 @@ pub fn traffic(text: &str) -> Option<Traffic> {
         ("Received notification '", S2c, Notification),
     ];
     for (prefix, direction, kind) in quoted {
-        let Some(rest) = text.strip_prefix(prefix) else { continue };
+        let Some(rest) = text.strip_prefix(prefix) else {
+            continue;
+        };
         if kind == Notification {
             let end = rest.find("'.").or_else(|| rest.rfind('\''))?;
             let method = rest.get(..end)?;
@@ -131,28 +150,63 @@ pub fn traffic(text: &str) -> Option<Traffic> {
         let (id, tail) = after.split_once(")'")?;
         let id = id_of(id);
         if kind == Request {
-            return Some(Traffic { direction, message: rebuilt(kind, id, Some(method), false, None), latency: None });
+            return Some(Traffic {
+                direction,
+                message: rebuilt(kind, id, Some(method), false, None),
+                latency: None,
+            });
         }
-        let latency = if direction == S2c { duration_after(tail, " in ") } else { duration_after(tail, "took ") };
+        let latency = if direction == S2c {
+            duration_after(tail, " in ")
+        } else {
+            duration_after(tail, "took ")
+        };
         let failed = tail.to_ascii_lowercase().contains("request failed");
         let code = if failed { failure_code(tail) } else { None };
-        return Some(Traffic { direction, message: rebuilt(kind, id, Some(method), failed, code), latency });
+        return Some(Traffic {
+            direction,
+            message: rebuilt(kind, id, Some(method), failed, code),
+            latency,
+        });
     }
     if let Some(rest) = text.strip_prefix("Sending request: ") {
         let (command, seq, tail) = command_seq(rest)?;
-        let expected = tail.split_once("Response expected: ").map(|(_, r)| r.trim_start());
-        let kind = if expected.is_some_and(|r| r.starts_with("yes")) { Request } else { Notification };
-        let id = if kind == Request { id_of(seq) } else { Id::Absent };
-        return Some(Traffic { direction: C2s, message: rebuilt(kind, id, Some(command), false, None), latency: None });
+        let expected = tail
+            .split_once("Response expected: ")
+            .map(|(_, r)| r.trim_start());
+        let kind = if expected.is_some_and(|r| r.starts_with("yes")) {
+            Request
+        } else {
+            Notification
+        };
+        let id = if kind == Request {
+            id_of(seq)
+        } else {
+            Id::Absent
+        };
+        return Some(Traffic {
+            direction: C2s,
+            message: rebuilt(kind, id, Some(command), false, None),
+            latency: None,
+        });
     }
     if let Some(rest) = text.strip_prefix("Response received: ") {
         let (_command, seq, tail) = command_seq(rest)?;
-        let failed = tail.split_once("Success: ").is_some_and(|(_, r)| r.trim_start().starts_with("false"));
+        let failed = tail
+            .split_once("Success: ")
+            .is_some_and(|(_, r)| r.trim_start().starts_with("false"));
         let latency = duration_after(tail, "Request took ");
-        return Some(Traffic { direction: S2c, message: rebuilt(Response, id_of(seq), None, failed, None), latency });
+        return Some(Traffic {
+            direction: S2c,
+            message: rebuilt(Response, id_of(seq), None, failed, None),
+            latency,
+        });
     }
     if let Some(rest) = text.strip_prefix("Event received: ") {
-        let name = rest.split_once(" (").map_or(rest.trim_end_matches('.'), |(n, _)| n).trim();
+        let name = rest
+            .split_once(" (")
+            .map_or(rest.trim_end_matches('.'), |(n, _)| n)
+            .trim();
         if name.is_empty() {
             return None;
         }
@@ -186,7 +240,9 @@ pub fn id_of(text: &str) -> Id {
 /// The duration in ms written after `marker` (`21ms`, `12 ms`, `2.5ms`), µs.
 fn duration_after(text: &str, marker: &str) -> Option<Micros> {
     let (_, rest) = text.split_once(marker)?;
-    let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    let n = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
     let num = rest.get(..n)?;
     if !rest.get(n..)?.trim_start().starts_with("ms") {
         return None;
@@ -215,7 +271,13 @@ fn failure_code(tail: &str) -> Option<i64> {
 
 /// A message rebuilt from a trace line (FORMATS.md §8.1 "Rebuilt
 /// messages"): a response has `result`, or `error` when it failed.
-pub fn rebuilt(kind: Kind, id: Id, method: Option<&str>, failed: bool, error_code: Option<i64>) -> Message {
+pub fn rebuilt(
+    kind: Kind,
+    id: Id,
+    method: Option<&str>,
+    failed: bool,
+    error_code: Option<i64>,
+) -> Message {
     let response = kind == Kind::Response;
     Message {
         kind,
@@ -264,8 +326,17 @@ pub fn parse(input: Input<'_>) -> Parsed {
             ts: Some(ts),
             line: line.number,
         };
-        let latency = if t.message.kind == Kind::Response { t.latency } else { None };
-        sink.frame_timed(at, line.text.trim_end(), Payload::Single(t.message), latency);
+        let latency = if t.message.kind == Kind::Response {
+            t.latency
+        } else {
+            None
+        };
+        sink.frame_timed(
+            at,
+            line.text.trim_end(),
+            Payload::Single(t.message),
+            latency,
+        );
     }
     sink.finish()
 }
@@ -275,20 +346,47 @@ mod tests {
     use super::*;
     use crate::record::Record;
 
-    fn one(text: &str) -> (Direction, Kind, Id, Option<String>, bool, Option<i64>, Option<Micros>) {
+    fn one(
+        text: &str,
+    ) -> (
+        Direction,
+        Kind,
+        Id,
+        Option<String>,
+        bool,
+        Option<i64>,
+        Option<Micros>,
+    ) {
         let t = traffic(text).unwrap_or_else(|| panic!("not traffic: {text}"));
         let m = t.message;
         assert!(m.rebuilt && m.problems.is_empty());
         assert!(m.kind != Kind::Response || (m.has_result != m.has_error));
-        (t.direction, m.kind, m.id, m.method.map(|s| s.to_string()), m.has_error, m.error_code, t.latency)
+        (
+            t.direction,
+            m.kind,
+            m.id,
+            m.method.map(|s| s.to_string()),
+            m.has_error,
+            m.error_code,
+            t.latency,
+        )
     }
 
     #[test]
     fn times_of_day() {
-        assert_eq!(time_of_day("1:24:27 PM]").map(|r| r.1), Ok(((13 * 60 + 24) * 60 + 27) * 1_000_000));
+        assert_eq!(
+            time_of_day("1:24:27 PM]").map(|r| r.1),
+            Ok(((13 * 60 + 24) * 60 + 27) * 1_000_000)
+        );
         assert_eq!(time_of_day("12:00:01 AM").map(|r| r.1), Ok(1_000_000));
-        assert_eq!(time_of_day("12:00:00 pm").map(|r| r.1), Ok(12 * 3600 * 1_000_000));
-        assert_eq!(time_of_day("13:24:27]").map(|r| r.1), Ok(((13 * 60 + 24) * 60 + 27) * 1_000_000));
+        assert_eq!(
+            time_of_day("12:00:00 pm").map(|r| r.1),
+            Ok(12 * 3600 * 1_000_000)
+        );
+        assert_eq!(
+            time_of_day("13:24:27]").map(|r| r.1),
+            Ok(((13 * 60 + 24) * 60 + 27) * 1_000_000)
+        );
         assert_eq!(time_of_day("0:00:00.25").map(|r| r.1), Ok(250_000));
         assert!(time_of_day("13:24:27 PM").is_err());
         assert!(time_of_day("24:00:00").is_err());
@@ -302,13 +400,19 @@ mod tests {
             split("[Trace - 1:24:27 PM] Sending notification 'x'."),
             Some((48_267_000_000, "Sending notification 'x'."))
         );
-        assert_eq!(split("[Trace - 13:24:27] Received request 'a - (1)'.").map(|s| s.0), Some(48_267_000_000));
+        assert_eq!(
+            split("[Trace - 13:24:27] Received request 'a - (1)'.").map(|s| s.0),
+            Some(48_267_000_000)
+        );
         assert_eq!(
             split("[Trace  - 10:57:41 AM] <semantic> Event received: x (0).").map(|s| s.1),
             Some("Event received: x (0).")
         );
         assert_eq!(split("[Trace - 1:24:27 PM]"), Some((48_267_000_000, "")));
-        assert_eq!(split("[Info  - 1:24:27 PM] Connection to server got closed."), None);
+        assert_eq!(
+            split("[Info  - 1:24:27 PM] Connection to server got closed."),
+            None
+        );
         assert_eq!(split("[Trace - 1:24:27 PMX] x"), None);
         assert_eq!(split("[Trace - 25:00:00] x"), None);
         assert_eq!(split("Params: {"), None);
@@ -321,41 +425,103 @@ mod tests {
         let s = |v: &str| Some(v.to_string());
         assert_eq!(
             one("Sending request 'textDocument/hover - (14)'."),
-            (C2s, Request, Id::Int(14), s("textDocument/hover"), false, None, None)
+            (
+                C2s,
+                Request,
+                Id::Int(14),
+                s("textDocument/hover"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Received request 'workspace/configuration - (3)'."),
-            (S2c, Request, Id::Int(3), s("workspace/configuration"), false, None, None)
+            (
+                S2c,
+                Request,
+                Id::Int(3),
+                s("workspace/configuration"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Received response 'textDocument/hover - (14)' in 12ms."),
-            (S2c, Response, Id::Int(14), s("textDocument/hover"), false, None, Some(12_000))
+            (
+                S2c,
+                Response,
+                Id::Int(14),
+                s("textDocument/hover"),
+                false,
+                None,
+                Some(12_000)
+            )
         );
         assert_eq!(
             one(
                 "Received response 'textDocument/hover - (15)' in 9ms. Request failed: Unhandled method textDocument/hover (-32601)."
             ),
-            (S2c, Response, Id::Int(15), s("textDocument/hover"), true, Some(-32601), Some(9_000))
+            (
+                S2c,
+                Response,
+                Id::Int(15),
+                s("textDocument/hover"),
+                true,
+                Some(-32601),
+                Some(9_000)
+            )
         );
         assert_eq!(
             one("Sending response 'workspace/configuration - (3)'. Processing request took 7ms"),
-            (C2s, Response, Id::Int(3), s("workspace/configuration"), false, None, Some(7_000))
+            (
+                C2s,
+                Response,
+                Id::Int(3),
+                s("workspace/configuration"),
+                false,
+                None,
+                Some(7_000)
+            )
         );
         assert_eq!(
             one("Sending notification '$/cancelRequest'."),
-            (C2s, Notification, Id::Absent, s("$/cancelRequest"), false, None, None)
+            (
+                C2s,
+                Notification,
+                Id::Absent,
+                s("$/cancelRequest"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Received notification 'textDocument/publishDiagnostics'."),
-            (S2c, Notification, Id::Absent, s("textDocument/publishDiagnostics"), false, None, None)
+            (
+                S2c,
+                Notification,
+                Id::Absent,
+                s("textDocument/publishDiagnostics"),
+                false,
+                None,
+                None
+            )
         );
         // Ids: integer when all digits (optionally signed), else a string.
         assert_eq!(one("Sending request 'a - (-7)'.").2, Id::Int(-7));
         assert_eq!(one("Sending request 'a - (+7)'.").2, Id::Int(7));
-        assert_eq!(one("Sending request 'a - (abc-1)'.").2, Id::Str("abc-1".into()));
+        assert_eq!(
+            one("Sending request 'a - (abc-1)'.").2,
+            Id::Str("abc-1".into())
+        );
         assert_eq!(one("Sending request 'a - (1.5)'.").2, Id::Str("1.5".into()));
         assert_eq!(traffic("Sending request 'no id'."), None);
-        assert_eq!(traffic("Received response 5 without active response promise."), None);
+        assert_eq!(
+            traffic("Received response 5 without active response promise."),
+            None
+        );
         assert_eq!(traffic("Params: {}"), None);
     }
 
@@ -365,12 +531,30 @@ mod tests {
         use Kind::{Notification, Request, Response};
         let s = |v: &str| Some(v.to_string());
         assert_eq!(
-            one("Sending request: completionInfo (134). Response expected: yes. Current queue length: 0"),
-            (C2s, Request, Id::Int(134), s("completionInfo"), false, None, None)
+            one(
+                "Sending request: completionInfo (134). Response expected: yes. Current queue length: 0"
+            ),
+            (
+                C2s,
+                Request,
+                Id::Int(134),
+                s("completionInfo"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Sending request: geterr (135). Response expected: no. Current queue length: 0"),
-            (C2s, Notification, Id::Absent, s("geterr"), false, None, None)
+            (
+                C2s,
+                Notification,
+                Id::Absent,
+                s("geterr"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Response received: completionInfo (134). Request took 41 ms. Success: true "),
@@ -384,11 +568,27 @@ mod tests {
         );
         assert_eq!(
             one("Event received: requestCompleted (0)."),
-            (S2c, Notification, Id::Absent, s("requestCompleted"), false, None, None)
+            (
+                S2c,
+                Notification,
+                Id::Absent,
+                s("requestCompleted"),
+                false,
+                None,
+                None
+            )
         );
         assert_eq!(
             one("Event received: projectLoadingStart"),
-            (S2c, Notification, Id::Absent, s("projectLoadingStart"), false, None, None)
+            (
+                S2c,
+                Notification,
+                Id::Absent,
+                s("projectLoadingStart"),
+                false,
+                None,
+                None
+            )
         );
     }
 
@@ -396,7 +596,9 @@ mod tests {
         p.records
             .iter()
             .filter_map(|r| match r {
-                Record::Frame(f) => Some((f.prov.location.line.unwrap_or(0), f.ts, f.stated_latency)),
+                Record::Frame(f) => {
+                    Some((f.prov.location.line.unwrap_or(0), f.ts, f.stated_latency))
+                }
                 _ => None,
             })
             .collect()
@@ -411,7 +613,11 @@ mod tests {
             Result: {\n    \"capabilities\": {}\n}\n\
             [Trace - 0:00:02] Received notification 'window/logMessage'.\n\
             [Trace - 12:00:02 AM] Error: something\n";
-        let p = parse(Input { file: 0, name: "t.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "t.log",
+            text,
+        });
         let d = DAY;
         assert_eq!(
             frames(&p),
@@ -422,7 +628,9 @@ mod tests {
             ]
         );
         assert_eq!((p.other_lines, p.dialect, p.errors.len()), (8, "lsp", 0));
-        let Record::Frame(f) = &p.records[0] else { panic!() };
+        let Record::Frame(f) = &p.records[0] else {
+            panic!()
+        };
         assert_eq!(
             &text[f.prov.offset as usize..][..f.prov.len as usize],
             "[Trace - 11:59:59 PM] Sending request 'initialize - (0)'."

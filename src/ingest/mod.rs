@@ -5,22 +5,22 @@
 //! content, never by extension, except the per-direction pair, which is
 //! known by its file names (FORMATS.md §8.1 "One dialect per file").
 
-pub mod lines;
+pub mod arrow;
+pub mod bare;
 pub mod chunk;
+pub mod claude;
 pub mod detect;
 pub mod envelope;
-pub mod bare;
-pub mod claude;
-pub mod tagged;
-pub mod arrow;
-pub mod vscode;
-pub mod lsp;
-pub mod twoline;
-pub mod supergateway;
+pub mod har;
 pub mod inspect;
+pub mod lines;
+pub mod lsp;
 pub mod pair;
 pub mod sse;
-pub mod har;
+pub mod supergateway;
+pub mod tagged;
+pub mod twoline;
+pub mod vscode;
 
 use crate::record::Parsed;
 
@@ -60,7 +60,11 @@ pub fn parse(input: Input<'_>, format: Format) -> Parsed {
         Format::Lines(d) => detect::parse_lines(input, d),
         Format::Sse => sse::parse_raw(input),
         Format::Unknown => {
-            let mut p = Parsed { format: "unknown", dialect: "unknown", ..Default::default() };
+            let mut p = Parsed {
+                format: "unknown",
+                dialect: "unknown",
+                ..Default::default()
+            };
             p.errors.push(detect::unknown_message(input));
             p
         }

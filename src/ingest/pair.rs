@@ -28,7 +28,8 @@ pub fn pair_name(path: &str) -> Option<(&str, Direction)> {
     if let Some(stem) = file.strip_suffix(C2S_SUFFIX) {
         Some((stem, Direction::C2s))
     } else {
-        file.strip_suffix(S2C_SUFFIX).map(|stem| (stem, Direction::S2c))
+        file.strip_suffix(S2C_SUFFIX)
+            .map(|stem| (stem, Direction::S2c))
     }
 }
 
@@ -56,7 +57,13 @@ fn read_half(input: Input<'_>, dir: Direction, name: &str, errors: &mut Vec<Stri
     for line in lines(input.text) {
         if !is_blank(line.text) {
             sink.exact(
-                At { key: name, split: Split::Never, direction: Some(dir), ts: None, line: line.number },
+                At {
+                    key: name,
+                    split: Split::Never,
+                    direction: Some(dir),
+                    ts: None,
+                    line: line.number,
+                },
                 line.text,
             );
         }
@@ -84,7 +91,11 @@ fn read_half(input: Input<'_>, dir: Direction, name: &str, errors: &mut Vec<Stri
                     _ => {}
                 }
             }
-            Item { record, requests, responses }
+            Item {
+                record,
+                requests,
+                responses,
+            }
         })
         .collect()
 }
@@ -125,9 +136,17 @@ fn take(item: &Item, dir: Direction, to_come: &mut Tally, pending: &mut Tally) {
 /// frame has key `name` and [`Split::Never`], and its provenance names its
 /// own half's file and line.
 pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Parsed {
-    let mut out = Parsed { format: "stdio", dialect: Dialect::Pair.name(), ..Default::default() };
-    let c = c2s.map(|i| read_half(i, Direction::C2s, name, &mut out.errors)).unwrap_or_default();
-    let s = s2c.map(|i| read_half(i, Direction::S2c, name, &mut out.errors)).unwrap_or_default();
+    let mut out = Parsed {
+        format: "stdio",
+        dialect: Dialect::Pair.name(),
+        ..Default::default()
+    };
+    let c = c2s
+        .map(|i| read_half(i, Direction::C2s, name, &mut out.errors))
+        .unwrap_or_default();
+    let s = s2c
+        .map(|i| read_half(i, Direction::S2c, name, &mut out.errors))
+        .unwrap_or_default();
 
     // Step 1: every request with a valid id is to come.
     let mut to_come = Tally::new();
@@ -172,7 +191,11 @@ mod tests {
             .filter_map(|r| match r {
                 Record::Frame(f) => Some(format!(
                     "{}{}",
-                    if f.direction == Some(Direction::C2s) { "c" } else { "s" },
+                    if f.direction == Some(Direction::C2s) {
+                        "c"
+                    } else {
+                        "s"
+                    },
                     f.prov.location.line.unwrap_or(0)
                 )),
                 _ => None,
@@ -182,8 +205,16 @@ mod tests {
 
     fn run(c: &str, s: &str) -> Parsed {
         parse(
-            Some(Input { file: 0, name: "x.client-to-server.jsonl", text: c }),
-            Some(Input { file: 1, name: "x.server-to-client.jsonl", text: s }),
+            Some(Input {
+                file: 0,
+                name: "x.client-to-server.jsonl",
+                text: c,
+            }),
+            Some(Input {
+                file: 1,
+                name: "x.server-to-client.jsonl",
+                text: s,
+            }),
             "x",
         )
     }
@@ -196,12 +227,20 @@ mod tests {
 
     #[test]
     fn responses_wait_for_their_requests() {
-        let p = run(&format!("{REQ1}\n{NOTE}\n{REQ2}\n"), &format!("{NOTE}\n{RES1}\n{RES2}\n"));
+        let p = run(
+            &format!("{REQ1}\n{NOTE}\n{REQ2}\n"),
+            &format!("{NOTE}\n{RES1}\n{RES2}\n"),
+        );
         // Server lines as early as causality allows: the log notification first.
         assert_eq!(order(&p), ["s1", "c1", "s2", "c2", "c3", "s3"]);
         assert_eq!((p.dialect, p.format, p.other_lines), ("pair", "stdio", 0));
-        let Record::Frame(f) = &p.records[1] else { panic!() };
-        assert_eq!((&*f.key, f.split, f.prov.file, f.ts), ("x", Split::Never, 0, None));
+        let Record::Frame(f) = &p.records[1] else {
+            panic!()
+        };
+        assert_eq!(
+            (&*f.key, f.split, f.prov.file, f.ts),
+            ("x", Split::Never, 0, None)
+        );
     }
 
     #[test]
@@ -238,19 +277,38 @@ mod tests {
     fn one_half_alone_and_names() {
         let p = parse(
             None,
-            Some(Input { file: 2, name: "a/x.server-to-client.jsonl", text: &format!("{RES1}\nnull") }),
+            Some(Input {
+                file: 2,
+                name: "a/x.server-to-client.jsonl",
+                text: &format!("{RES1}\nnull"),
+            }),
             "x",
         );
         assert_eq!(order(&p), ["s1", "s2"]);
         assert!(parse(None, None, "x").records.is_empty());
-        assert_eq!(pair_name("d/run 1.client-to-server.jsonl"), Some(("run 1", Direction::C2s)));
-        assert_eq!(pair_name("x.server-to-client.jsonl"), Some(("x", Direction::S2c)));
+        assert_eq!(
+            pair_name("d/run 1.client-to-server.jsonl"),
+            Some(("run 1", Direction::C2s))
+        );
+        assert_eq!(
+            pair_name("x.server-to-client.jsonl"),
+            Some(("x", Direction::S2c))
+        );
         assert_eq!(pair_name("x.jsonl"), None);
-        assert_eq!(partner_path("d/x.server-to-client.jsonl").as_deref(), Some("d/x.client-to-server.jsonl"));
+        assert_eq!(
+            partner_path("d/x.server-to-client.jsonl").as_deref(),
+            Some("d/x.client-to-server.jsonl")
+        );
         // Via parse_lines: the name gives the direction.
-        let input = Input { file: 0, name: "d/y.server-to-client.jsonl", text: REQ2 };
+        let input = Input {
+            file: 0,
+            name: "d/y.server-to-client.jsonl",
+            text: REQ2,
+        };
         let p = super::super::detect::parse_lines(input, Dialect::Pair);
-        let Record::Frame(f) = &p.records[0] else { panic!() };
+        let Record::Frame(f) = &p.records[0] else {
+            panic!()
+        };
         assert_eq!((&*f.key, f.direction), ("y", Some(Direction::S2c)));
     }
 }

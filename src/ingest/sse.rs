@@ -13,7 +13,9 @@
 
 use super::Input;
 use crate::record::jsonrpc::parse_payload;
-use crate::record::{Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split, SseEventId};
+use crate::record::{
+    Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split, SseEventId,
+};
 
 /// One dispatched event (FORMATS.md §5 step 6).
 ///
@@ -72,11 +74,21 @@ fn sse_lines(text: &str) -> impl Iterator<Item = SseLine<'_>> {
                     pos += 1;
                 }
                 // CR and LF are ASCII, so `end` is a char boundary.
-                Some(SseLine { text: text.get(start..end).unwrap_or(""), number, offset: start, terminated: true })
+                Some(SseLine {
+                    text: text.get(start..end).unwrap_or(""),
+                    number,
+                    offset: start,
+                    terminated: true,
+                })
             }
             None => {
                 pos = bytes.len();
-                Some(SseLine { text: text.get(start..).unwrap_or(""), number, offset: start, terminated: false })
+                Some(SseLine {
+                    text: text.get(start..).unwrap_or(""),
+                    number,
+                    offset: start,
+                    terminated: false,
+                })
             }
         }
     })
@@ -150,8 +162,11 @@ impl SseParser {
             self.data.pop();
         }
         let (line, offset) = first.unwrap_or((0, blank_offset));
-        let event_type =
-            if self.event_type.is_empty() { "message".to_string() } else { std::mem::take(&mut self.event_type) };
+        let event_type = if self.event_type.is_empty() {
+            "message".to_string()
+        } else {
+            std::mem::take(&mut self.event_type)
+        };
         self.event_type.clear();
         Some(SseEvent {
             event_type,
@@ -196,10 +211,16 @@ pub fn events(body: &str) -> Vec<SseEvent> {
 /// `true` for an HTTP status line as `curl -i` writes it (`HTTP/1.1 200 OK`,
 /// `HTTP/2 200`).
 fn is_status_line(text: &str) -> bool {
-    let Some(rest) = text.strip_prefix("HTTP/") else { return false };
+    let Some(rest) = text.strip_prefix("HTTP/") else {
+        return false;
+    };
     let mut parts = rest.splitn(3, ' ');
-    let version_ok = parts.next().is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
-    let status_ok = parts.next().is_some_and(|s| s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()));
+    let version_ok = parts
+        .next()
+        .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
+    let status_ok = parts
+        .next()
+        .is_some_and(|s| s.len() == 3 && s.bytes().all(|b| b.is_ascii_digit()));
     version_ok && status_ok
 }
 
@@ -217,7 +238,12 @@ fn is_status_line(text: &str) -> bool {
 /// object or array is [`Payload::Unparseable`]. Other event types (the
 /// legacy `endpoint` event, FORMATS.md §2.2) are not traffic.
 pub fn parse_raw(input: Input<'_>) -> Parsed {
-    let mut parsed = Parsed { format: "sse", dialect: "sse", one_direction: true, ..Default::default() };
+    let mut parsed = Parsed {
+        format: "sse",
+        dialect: "sse",
+        one_direction: true,
+        ..Default::default()
+    };
     let mut parser = SseParser::default();
     let mut key: Box<str> = input.name.into();
     let mut in_headers = false;
@@ -251,7 +277,9 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             unfinished(&parser, Some(&line), input.name, &mut parsed.errors);
             return parsed;
         }
-        let Some(ev) = parser.line(&line) else { continue };
+        let Some(ev) = parser.line(&line) else {
+            continue;
+        };
         event_no += 1;
         if ev.event_type != "message" || ev.data.is_empty() {
             continue;
@@ -266,7 +294,11 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             event_id: SseEventId::new(&ev.last_event_id, &ev.data),
             prov: Provenance {
                 file: input.file,
-                location: Location { line: Some(ev.line), event: Some(event_no), entry: None },
+                location: Location {
+                    line: Some(ev.line),
+                    event: Some(event_no),
+                    entry: None,
+                },
                 offset: ev.offset,
                 len: u32::try_from(ev.len).unwrap_or(u32::MAX),
             },
@@ -282,9 +314,18 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
 /// `curl -i` block starts) is discarded (FORMATS.md §5 step 7); say so,
 /// naming its first line, so that it is not lost silently. `last` is a
 /// final line without a line end.
-fn unfinished(parser: &SseParser, last: Option<&SseLine<'_>>, name: &str, errors: &mut Vec<String>) {
-    let pending = parser.first.filter(|_| !parser.data.is_empty() || last.is_some_and(|l| l.text.starts_with("data")));
-    let at = pending.map(|(n, _)| n).or(last.filter(|l| l.text.starts_with("data")).map(|l| l.number));
+fn unfinished(
+    parser: &SseParser,
+    last: Option<&SseLine<'_>>,
+    name: &str,
+    errors: &mut Vec<String>,
+) {
+    let pending = parser
+        .first
+        .filter(|_| !parser.data.is_empty() || last.is_some_and(|l| l.text.starts_with("data")));
+    let at = pending.map(|(n, _)| n).or(last
+        .filter(|l| l.text.starts_with("data"))
+        .map(|l| l.number));
     if let Some(n) = at {
         errors.push(format!("{name}: the stream ends inside an event at line {n} (no blank line after it); that event is not read"));
     }
@@ -297,7 +338,10 @@ mod tests {
 
     /// (type, data, last_event_id) of each event.
     fn ev(body: &str) -> Vec<(String, String, String)> {
-        events(body).into_iter().map(|e| (e.event_type, e.data, e.last_event_id)).collect()
+        events(body)
+            .into_iter()
+            .map(|e| (e.event_type, e.data, e.last_event_id))
+            .collect()
     }
 
     fn one(t: &str, d: &str, id: &str) -> Vec<(String, String, String)> {
@@ -309,9 +353,16 @@ mod tests {
     fn formats_section_5_table() {
         for eol in ["\n", "\r\n", "\r"] {
             let t = |s: &str| s.replace('\n', eol);
-            assert_eq!(ev(&t("data: YHOO\ndata: +2\ndata: 10\n\n")), one("message", "YHOO\n+2\n10", ""), "{eol:?}");
+            assert_eq!(
+                ev(&t("data: YHOO\ndata: +2\ndata: 10\n\n")),
+                one("message", "YHOO\n+2\n10", ""),
+                "{eol:?}"
+            );
             assert_eq!(ev(&t(": test stream\n\n")), vec![], "{eol:?}");
-            assert_eq!(ev(&t("data: first event\nid: 1\n\n")), one("message", "first event", "1"));
+            assert_eq!(
+                ev(&t("data: first event\nid: 1\n\n")),
+                one("message", "first event", "1")
+            );
             assert_eq!(
                 ev(&t("data: first event\nid: 1\n\ndata:second event\nid\n\n")),
                 vec![
@@ -321,14 +372,20 @@ mod tests {
             );
             assert_eq!(ev(&t("data:  third event")), vec![]);
             assert_eq!(ev(&t("data:  third event\n")), vec![]);
-            assert_eq!(ev(&t("data:  third event\n\n")), one("message", " third event", ""));
+            assert_eq!(
+                ev(&t("data:  third event\n\n")),
+                one("message", " third event", "")
+            );
             assert_eq!(ev(&t("data\n\n")), one("message", "", ""));
             assert_eq!(ev(&t("data\ndata\n\n")), one("message", "\n", ""));
             assert_eq!(ev(&t("data:test\n\n")), ev(&t("data: test\n\n")));
             assert_eq!(ev(&t("id: 5\n\n")), vec![]);
             // lastEventId `5` persists to a later event.
             assert_eq!(ev(&t("id: 5\n\ndata: y\n\n")), one("message", "y", "5"));
-            assert_eq!(ev(&t("id: 7\n\nid: a\0b\ndata: x\n\n")), one("message", "x", "7"));
+            assert_eq!(
+                ev(&t("id: 7\n\nid: a\0b\ndata: x\n\n")),
+                one("message", "x", "7")
+            );
             assert_eq!(ev(&t("id: a\0b\ndata: x\n\n")), one("message", "x", ""));
             assert_eq!(ev(&t("Data: x\n\n")), vec![]);
             assert_eq!(ev(&t("id: P1\ndata: \n\n")), one("message", "", "P1"));
@@ -343,13 +400,24 @@ mod tests {
         let body = "\u{feff}: ping\r\nevent: endpoint\rdata: /m?sessionId=1\n\r\nretry: 500\nretry: 5x\nid: 9\ndata: {}\r\n\r\n";
         let e = events(body);
         assert_eq!(e.len(), 2);
-        assert_eq!((e[0].event_type.as_str(), e[0].data.as_str(), e[0].line), ("endpoint", "/m?sessionId=1", 2));
+        assert_eq!(
+            (e[0].event_type.as_str(), e[0].data.as_str(), e[0].line),
+            ("endpoint", "/m?sessionId=1", 2)
+        );
         assert_eq!(&body[e[0].offset as usize..][..6], "event:");
         assert_eq!(
-            (e[1].event_type.as_str(), e[1].retry, e[1].last_event_id.as_str(), e[1].line),
+            (
+                e[1].event_type.as_str(),
+                e[1].retry,
+                e[1].last_event_id.as_str(),
+                e[1].line
+            ),
             ("message", Some(500), "9", 5)
         );
-        assert_eq!(&body[e[1].offset as usize..][..e[1].len as usize], "retry: 500\nretry: 5x\nid: 9\ndata: {}\r\n");
+        assert_eq!(
+            &body[e[1].offset as usize..][..e[1].len as usize],
+            "retry: 500\nretry: 5x\nid: 9\ndata: {}\r\n"
+        );
         // CRLF split across nothing: a CR at the very end still ends the line.
         assert_eq!(ev("data: a\r\r"), one("message", "a", ""));
     }
@@ -357,12 +425,20 @@ mod tests {
     #[test]
     fn an_event_the_stream_ends_inside_is_named() {
         fn input(text: &str) -> Input<'_> {
-            Input { file: 0, name: "s.sse", text }
+            Input {
+                file: 0,
+                name: "s.sse",
+                text,
+            }
         }
         fn ends(text: &str) -> Vec<String> {
             parse_raw(input(text)).errors
         }
-        let msg = |n: u64| vec![format!("s.sse: the stream ends inside an event at line {n} (no blank line after it); that event is not read")];
+        let msg = |n: u64| {
+            vec![format!(
+                "s.sse: the stream ends inside an event at line {n} (no blank line after it); that event is not read"
+            )]
+        };
         let a = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
         assert_eq!(ends(&format!("{a}data: {{}}\n")), msg(3));
         assert_eq!(ends(&format!("{a}id: 2\ndata: {{}}")), msg(3));
@@ -373,7 +449,10 @@ mod tests {
         assert!(ends(&format!("{a}: ping")).is_empty());
         assert!(ends(&format!("{a}id: 3\n")).is_empty());
         assert!(ends(&format!("{a}event: x\nretry: 1")).is_empty());
-        assert_eq!(parse_raw(input(&format!("{a}data: {{}}\n"))).records.len(), 1);
+        assert_eq!(
+            parse_raw(input(&format!("{a}data: {{}}\n"))).records.len(),
+            1
+        );
     }
 
     #[test]
@@ -389,7 +468,11 @@ mod tests {
                     id: 1\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\r\n\
                     data: {\"jsonrpc\":\"2.0\",\"id\":2,\"res\r\n\
                     HTTP/1.1 200 OK\n\nid: P\ndata:\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\ndata: nope\n\n";
-        let p = parse_raw(Input { file: 3, name: "x.sse", text });
+        let p = parse_raw(Input {
+            file: 3,
+            name: "x.sse",
+            text,
+        });
         let frames: Vec<&Frame> = p
             .records
             .iter()
@@ -401,15 +484,22 @@ mod tests {
         assert_eq!(frames.len(), 3);
         assert_eq!(&*frames[0].key, "S1");
         assert!(matches!(&frames[0].payload, Payload::Single(m) if m.kind == Kind::Notification));
-        assert_eq!(frames[0].prov.location, Location { line: Some(5), event: Some(1), entry: None });
+        assert_eq!(
+            frames[0].prov.location,
+            Location {
+                line: Some(5),
+                event: Some(1),
+                entry: None
+            }
+        );
         assert_eq!(&*frames[1].key, "x.sse");
         assert!(matches!(&frames[1].payload, Payload::Single(m) if m.kind == Kind::Response));
         // The priming event is event 2 and no frame; the cut event was discarded.
         assert_eq!(frames[1].prov.location.event, Some(3));
         assert_eq!(frames[2].payload, Payload::Unparseable);
-        assert!(
-            frames.iter().all(|f| f.direction == Some(Direction::S2c) && f.ts.is_none() && f.split == Split::Never)
-        );
+        assert!(frames.iter().all(|f| f.direction == Some(Direction::S2c)
+            && f.ts.is_none()
+            && f.split == Split::Never));
         assert_eq!(&text[frames[0].prov.offset as usize..][..5], "id: 1");
     }
 
@@ -423,23 +513,35 @@ mod tests {
         let mut checked = 0;
         let mut mismatches = Vec::new();
         for dir in ["samples/cases", "samples/real"] {
-            let Ok(rd) = std::fs::read_dir(format!("{root}/{dir}")) else { continue };
+            let Ok(rd) = std::fs::read_dir(format!("{root}/{dir}")) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let path = e.path();
                 if path.extension().and_then(|x| x.to_str()) != Some("sse") {
                     continue;
                 }
-                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+                let name = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("")
+                    .to_string();
                 let text = std::fs::read_to_string(&path).expect("readable");
-                let p = parse_raw(Input { file: 0, name: &name, text: &text });
+                let p = parse_raw(Input {
+                    file: 0,
+                    name: &name,
+                    text: &text,
+                });
                 assert!(p.errors.is_empty());
                 let exp_path = if dir.ends_with("real") {
                     format!("{}.expected.json", path.display())
                 } else {
                     path.with_extension("expected.json").display().to_string()
                 };
-                let exp: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(&exp_path).expect("expected file")).expect("JSON");
+                let exp: serde_json::Value = serde_json::from_str(
+                    &std::fs::read_to_string(&exp_path).expect("expected file"),
+                )
+                .expect("JSON");
                 let c = &exp["facts"]["counts"];
                 let mut got = [0u64; 3];
                 let mut keys = std::collections::BTreeSet::new();
@@ -455,8 +557,12 @@ mod tests {
                         }
                     }
                 }
-                let mut want = [c["requests"].as_u64(), c["notifications"].as_u64(), c["responses"].as_u64()]
-                    .map(|v| v.unwrap_or(0));
+                let mut want = [
+                    c["requests"].as_u64(),
+                    c["notifications"].as_u64(),
+                    c["responses"].as_u64(),
+                ]
+                .map(|v| v.unwrap_or(0));
                 if name.starts_with("b20") {
                     want[1] += 2; // s1-43 and s1-44 replayed once each
                 }

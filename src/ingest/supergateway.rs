@@ -54,8 +54,14 @@ fn session(s: &str) -> IResult<&str, &str> {
 }
 
 fn route(s: &str) -> IResult<&str, (&str, &str, Option<&str>)> {
-    let (s, (src, _, dst, sid, _)) =
-        (alphanumeric1, alt((tag(" → "), tag(" -> "))), alphanumeric1, opt(session), tag(":")).parse(s)?;
+    let (s, (src, _, dst, sid, _)) = (
+        alphanumeric1,
+        alt((tag(" → "), tag(" -> "))),
+        alphanumeric1,
+        opt(session),
+        tag(":"),
+    )
+        .parse(s)?;
     Ok((s, (src, dst, sid)))
 }
 
@@ -69,9 +75,14 @@ fn non_json(s: &str) -> IResult<&str, Option<&str>> {
 pub fn split(line: &str) -> Option<SgLine<'_>> {
     let rest = line.strip_prefix(PREFIX)?;
     if let Ok((text, session)) = non_json(rest) {
-        return Some(SgLine::NonJson { session, text: text.strip_prefix(' ').unwrap_or(text) });
+        return Some(SgLine::NonJson {
+            session,
+            text: text.strip_prefix(' ').unwrap_or(text),
+        });
     }
-    let Ok((body, (src, dst, session))) = route(rest) else { return Some(SgLine::Other) };
+    let Ok((body, (src, dst, session))) = route(rest) else {
+        return Some(SgLine::Other);
+    };
     let direction = if dst == "Child" || (src == "Stdio" && src != dst) {
         Direction::C2s
     } else if src == "Child" || dst == "Stdio" {
@@ -79,7 +90,11 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
     } else {
         return Some(SgLine::Other);
     };
-    Some(SgLine::Traffic { direction, session, body: body.strip_prefix(' ').unwrap_or(body) })
+    Some(SgLine::Traffic {
+        direction,
+        session,
+        body: body.strip_prefix(' ').unwrap_or(body),
+    })
 }
 
 /// Row 8 claims the line (FORMATS.md §8.2: `[supergateway] `).
@@ -98,10 +113,20 @@ pub fn parse(input: Input<'_>) -> Parsed {
             continue;
         }
         fn at<'k>(key: &'k str, direction: Direction, line: u64) -> At<'k> {
-            At { key, split: Split::ByStart, direction: Some(direction), ts: None, line }
+            At {
+                key,
+                split: Split::ByStart,
+                direction: Some(direction),
+                ts: None,
+                line,
+            }
         }
         match split(line.text) {
-            Some(SgLine::Traffic { direction, session, body }) => {
+            Some(SgLine::Traffic {
+                direction,
+                session,
+                body,
+            }) => {
                 let (body, next) = continue_body(input.text, &all, i, body, claims);
                 // Accounting: the body's continuation lines are not traffic
                 // lines of their own (nothing lost: every line is counted once).
@@ -111,11 +136,16 @@ pub fn parse(input: Input<'_>) -> Parsed {
                     }
                 }
                 i = next;
-                emit_body(&mut sink, at(session.unwrap_or(input.name), direction, line.number), body);
+                emit_body(
+                    &mut sink,
+                    at(session.unwrap_or(input.name), direction, line.number),
+                    body,
+                );
             }
-            Some(SgLine::NonJson { session, text }) => {
-                sink.non_json(at(session.unwrap_or(input.name), Direction::S2c, line.number), text)
-            }
+            Some(SgLine::NonJson { session, text }) => sink.non_json(
+                at(session.unwrap_or(input.name), Direction::S2c, line.number),
+                text,
+            ),
             Some(SgLine::Other) | None => sink.other(),
         }
     }
@@ -130,24 +160,64 @@ mod tests {
     #[test]
     fn routes() {
         let t = |l| match split(l) {
-            Some(SgLine::Traffic { direction, session, body }) => Some((direction, session, body)),
+            Some(SgLine::Traffic {
+                direction,
+                session,
+                body,
+            }) => Some((direction, session, body)),
             _ => None,
         };
-        assert_eq!(t("[supergateway] SSE → Child (session abc-1): {}"), Some((Direction::C2s, Some("abc-1"), "{}")));
-        assert_eq!(t("[supergateway] StreamableHttp → Child: {}"), Some((Direction::C2s, None, "{}")));
-        assert_eq!(t("[supergateway] WebSocket → Child: {}"), Some((Direction::C2s, None, "{}")));
-        assert_eq!(t("[supergateway] Stdio → SSE: {}"), Some((Direction::C2s, None, "{}")));
-        assert_eq!(t("[supergateway] Child → SSE: { id: 1 }"), Some((Direction::S2c, None, "{ id: 1 }")));
-        assert_eq!(t("[supergateway] Child → StreamableHttp (session s): {"), Some((Direction::S2c, Some("s"), "{")));
-        assert_eq!(t("[supergateway] SSE → Stdio: {}"), Some((Direction::S2c, None, "{}")));
+        assert_eq!(
+            t("[supergateway] SSE → Child (session abc-1): {}"),
+            Some((Direction::C2s, Some("abc-1"), "{}"))
+        );
+        assert_eq!(
+            t("[supergateway] StreamableHttp → Child: {}"),
+            Some((Direction::C2s, None, "{}"))
+        );
+        assert_eq!(
+            t("[supergateway] WebSocket → Child: {}"),
+            Some((Direction::C2s, None, "{}"))
+        );
+        assert_eq!(
+            t("[supergateway] Stdio → SSE: {}"),
+            Some((Direction::C2s, None, "{}"))
+        );
+        assert_eq!(
+            t("[supergateway] Child → SSE: { id: 1 }"),
+            Some((Direction::S2c, None, "{ id: 1 }"))
+        );
+        assert_eq!(
+            t("[supergateway] Child → StreamableHttp (session s): {"),
+            Some((Direction::S2c, Some("s"), "{"))
+        );
+        assert_eq!(
+            t("[supergateway] SSE → Stdio: {}"),
+            Some((Direction::S2c, None, "{}"))
+        );
         assert_eq!(
             split("[supergateway] Child non-JSON (session s): oops"),
-            Some(SgLine::NonJson { session: Some("s"), text: "oops" })
+            Some(SgLine::NonJson {
+                session: Some("s"),
+                text: "oops"
+            })
         );
-        assert_eq!(split("[supergateway] Child non-JSON: oops"), Some(SgLine::NonJson { session: None, text: "oops" }));
-        assert_eq!(split("[supergateway] Child stderr (session s): hi"), Some(SgLine::Other));
+        assert_eq!(
+            split("[supergateway] Child non-JSON: oops"),
+            Some(SgLine::NonJson {
+                session: None,
+                text: "oops"
+            })
+        );
+        assert_eq!(
+            split("[supergateway] Child stderr (session s): hi"),
+            Some(SgLine::Other)
+        );
         assert_eq!(split("[supergateway] Starting..."), Some(SgLine::Other));
-        assert_eq!(split("[supergateway] SSE → WebSocket: {}"), Some(SgLine::Other));
+        assert_eq!(
+            split("[supergateway] SSE → WebSocket: {}"),
+            Some(SgLine::Other)
+        );
         assert_eq!(split("supergateway x"), None);
     }
 
@@ -187,31 +257,77 @@ mod tests {
             plain stderr\n\
             [supergateway] Child → SSE (session s2): { jsonrpc: '2.0', id: 3, result: { a: [ 1,\n\
             [supergateway] POST to SSE transport (session s2)\n";
-        let p = parse(Input { file: 0, name: "sg.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
         let g = got(&p);
         assert_eq!(
             g,
             vec![
-                (4, "s1".into(), Some(Direction::C2s), Some((Kind::Request, Id::Int(0), false))),
-                (5, "s1".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(0), true))),
-                (15, "s2".into(), Some(Direction::C2s), Some((Kind::Request, Id::Int(1), false))),
-                (16, "s2".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(1), true))),
+                (
+                    4,
+                    "s1".into(),
+                    Some(Direction::C2s),
+                    Some((Kind::Request, Id::Int(0), false))
+                ),
+                (
+                    5,
+                    "s1".into(),
+                    Some(Direction::S2c),
+                    Some((Kind::Response, Id::Int(0), true))
+                ),
+                (
+                    15,
+                    "s2".into(),
+                    Some(Direction::C2s),
+                    Some((Kind::Request, Id::Int(1), false))
+                ),
+                (
+                    16,
+                    "s2".into(),
+                    Some(Direction::S2c),
+                    Some((Kind::Response, Id::Int(1), true))
+                ),
                 (17, "s2".into(), Some(Direction::S2c), None),
-                (18, "sg.log".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(2), false))),
+                (
+                    18,
+                    "sg.log".into(),
+                    Some(Direction::S2c),
+                    Some((Kind::Response, Id::Int(2), false))
+                ),
                 (19, "sg.log".into(), Some(Direction::S2c), None),
-                (21, "s2".into(), Some(Direction::S2c), Some((Kind::Response, Id::Int(3), true))),
+                (
+                    21,
+                    "s2".into(),
+                    Some(Direction::S2c),
+                    Some((Kind::Response, Id::Int(3), true))
+                ),
             ]
         );
         // Starting, port, New SSE connection, stderr, plain stderr, POST, and
         // the 8 continuation lines of the body at line 5.
         assert_eq!((p.other_lines, p.dialect), (14, "supergateway"));
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-        assert!(p.errors[0].starts_with("line 21: util.inspect body read only in part: "), "{:?}", p.errors);
-        let Record::Frame(f) = &p.records[1] else { panic!() };
-        let Payload::Single(m) = &f.payload else { panic!() };
+        assert!(
+            p.errors[0].starts_with("line 21: util.inspect body read only in part: "),
+            "{:?}",
+            p.errors
+        );
+        let Record::Frame(f) = &p.records[1] else {
+            panic!()
+        };
+        let Payload::Single(m) = &f.payload else {
+            panic!()
+        };
         assert!(m.problems.is_empty() && !m.rebuilt, "{m:?}");
-        let Record::Frame(f) = &p.records[5] else { panic!() };
-        let Payload::Single(m) = &f.payload else { panic!() };
+        let Record::Frame(f) = &p.records[5] else {
+            panic!()
+        };
+        let Payload::Single(m) = &f.payload else {
+            panic!()
+        };
         assert!(m.has_error && m.problems.is_empty(), "{m:?}");
     }
 }

@@ -78,7 +78,16 @@ pub fn parse(input: Input<'_>) -> Parsed {
             }
         };
         let ts = ts.and_then(|s| sink.ts(line.number, s));
-        sink.exact(At { key, split: Split::ByStart, direction: Some(dir), ts, line: line.number }, rest);
+        sink.exact(
+            At {
+                key,
+                split: Split::ByStart,
+                direction: Some(dir),
+                ts,
+                line: line.number,
+            },
+            rest,
+        );
     }
     sink.finish()
 }
@@ -117,7 +126,11 @@ mod tests {
                     2025-01-01T12:00:00.002 [STDOUT] [1]\n\
                     2025-01-01T12:00:00.003Z [STDOUT]\n\
                     2025-01-01T12:00:00.004Z [STDIN] null";
-        let p = parse(Input { file: 3, name: "t.log", text });
+        let p = parse(Input {
+            file: 3,
+            name: "t.log",
+            text,
+        });
         assert_eq!((p.format, p.dialect, p.other_lines), ("stdio", "tagged", 2));
         let base = 1_735_732_800_000_000;
         assert_eq!(
@@ -130,16 +143,31 @@ mod tests {
                 (Some(Direction::C2s), Some(base + 4000), 8, 305, 4, true),
             ]
         );
-        let Record::Frame(f) = &p.records[0] else { panic!() };
-        assert_eq!((&*f.key, f.split, f.prov.file), ("t.log", Split::ByStart, 3));
-        assert_eq!(&text[33..73], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
-        assert_eq!(&text[155..200], "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} trailing");
+        let Record::Frame(f) = &p.records[0] else {
+            panic!()
+        };
+        assert_eq!(
+            (&*f.key, f.split, f.prov.file),
+            ("t.log", Split::ByStart, 3)
+        );
+        assert_eq!(
+            &text[33..73],
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"
+        );
+        assert_eq!(
+            &text[155..200],
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} trailing"
+        );
         assert!(p.errors.is_empty());
     }
 
     #[test]
     fn subprocess_launched_is_a_process_start() {
-        let p = parse(Input { file: 0, name: "t", text: "2025-01-01T00:00:00Z Subprocess launched (pid 4)\n" });
+        let p = parse(Input {
+            file: 0,
+            name: "t",
+            text: "2025-01-01T00:00:00Z Subprocess launched (pid 4)\n",
+        });
         assert!(matches!(&p.records[..], [Record::ProcessStart { key, .. }] if &**key == "t"));
         assert_eq!(p.other_lines, 1);
     }
@@ -147,6 +175,10 @@ mod tests {
     #[test]
     fn claims_only_the_three_tags() {
         assert!(claims("[STDIN] {}") && claims("2025-01-01T00:00:00Z  [STDERR] x"));
-        assert!(!claims("2025-01-01T00:00:00Z [STDINX] x") && !claims(" [STDIN] x") && !claims("[stdin] x"));
+        assert!(
+            !claims("2025-01-01T00:00:00Z [STDINX] x")
+                && !claims(" [STDIN] x")
+                && !claims("[stdin] x")
+        );
     }
 }

@@ -34,7 +34,9 @@ pub fn marker(line: &str) -> Option<(Direction, Option<Micros>)> {
 
 /// `2.819125ms`, `3ms`, `1.5s`, `120µs`, `80ns` → µs.
 fn duration(d: &str) -> Option<Micros> {
-    let n = d.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(d.len());
+    let n = d
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(d.len());
     let (num, unit) = (d.get(..n)?, d.get(n..)?.trim_start());
     if num.is_empty() || num.bytes().filter(|b| *b == b'.').count() > 1 {
         return None;
@@ -66,7 +68,10 @@ fn is_response(p: &Payload) -> bool {
     match p {
         Payload::Single(m) => m.kind == Kind::Response,
         Payload::Batch(ms) => {
-            !ms.is_empty() && ms.iter().all(|m| matches!(m, Member::Message(m) if m.kind == Kind::Response))
+            !ms.is_empty()
+                && ms
+                    .iter()
+                    .all(|m| matches!(m, Member::Message(m) if m.kind == Kind::Response))
         }
         _ => false,
     }
@@ -90,7 +95,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
         while all.get(i).is_some_and(|l| is_blank(l.text)) {
             i += 1;
         }
-        let mut at = At { key, split: Split::ByStart, direction: Some(dir), ts: None, line: line.number };
+        let mut at = At {
+            key,
+            split: Split::ByStart,
+            direction: Some(dir),
+            ts: None,
+            line: line.number,
+        };
         let Some(first) = all.get(i).filter(|l| !ends_record(l)) else {
             // A marker with no record: an empty payload.
             sink.non_json(at, line.text);
@@ -146,7 +157,9 @@ pub fn parse(input: Input<'_>) -> Parsed {
         // Accounting (nothing lost): the marker line and the record's lines
         // after its first are not traffic lines of their own.
         sink.other();
-        let record_lines = all.get(start..i).map_or(0, |ls| ls.iter().filter(|l| !is_blank(l.text)).count());
+        let record_lines = all
+            .get(start..i)
+            .map_or(0, |ls| ls.iter().filter(|l| !is_blank(l.text)).count());
         for _ in 1..record_lines {
             sink.other();
         }
@@ -163,10 +176,22 @@ mod tests {
     fn markers() {
         assert_eq!(marker("// Send:"), Some((Direction::C2s, None)));
         assert_eq!(marker("// Receive:"), Some((Direction::S2c, None)));
-        assert_eq!(marker("// Receive (took 2.819125ms):"), Some((Direction::S2c, Some(2_819))));
-        assert_eq!(marker("// Receive (took 12ms):  "), Some((Direction::S2c, Some(12_000))));
-        assert_eq!(marker("// Receive (took 1.5s):"), Some((Direction::S2c, Some(1_500_000))));
-        assert_eq!(marker("// Receive (took 830µs):"), Some((Direction::S2c, Some(830))));
+        assert_eq!(
+            marker("// Receive (took 2.819125ms):"),
+            Some((Direction::S2c, Some(2_819)))
+        );
+        assert_eq!(
+            marker("// Receive (took 12ms):  "),
+            Some((Direction::S2c, Some(12_000)))
+        );
+        assert_eq!(
+            marker("// Receive (took 1.5s):"),
+            Some((Direction::S2c, Some(1_500_000)))
+        );
+        assert_eq!(
+            marker("// Receive (took 830µs):"),
+            Some((Direction::S2c, Some(830)))
+        );
         assert_eq!(marker("// Receive (took ms):"), None);
         assert_eq!(marker("// Receive (took 1.2.3ms):"), None);
         assert_eq!(marker("// Receive (took 1e400ms):"), None);
@@ -174,10 +199,20 @@ mod tests {
         assert_eq!(marker("x // Send:"), None);
     }
 
-    type Got = (u64, Option<Direction>, Option<(Kind, Id)>, Option<Micros>, String);
+    type Got = (
+        u64,
+        Option<Direction>,
+        Option<(Kind, Id)>,
+        Option<Micros>,
+        String,
+    );
 
     fn got(text: &str) -> (Vec<Got>, Parsed) {
-        let p = parse(Input { file: 0, name: "zed.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "zed.log",
+            text,
+        });
         let v = p
             .records
             .iter()
@@ -207,15 +242,35 @@ mod tests {
             // Receive (took 5ms):\n{\"jsonrpc\":\"2.0\",\"method\":\"window/logMessage\",\"params\":{}}\n";
         let (g, p) = got(text);
         assert_eq!(
-            g.iter().map(|x| (x.0, x.1, x.2.clone(), x.3)).collect::<Vec<_>>(),
+            g.iter()
+                .map(|x| (x.0, x.1, x.2.clone(), x.3))
+                .collect::<Vec<_>>(),
             vec![
-                (2, Some(Direction::C2s), Some((Kind::Request, Id::Int(0))), None),
-                (5, Some(Direction::S2c), Some((Kind::Response, Id::Int(0))), Some(2_819)),
-                (8, Some(Direction::S2c), Some((Kind::Notification, Id::Absent)), None),
+                (
+                    2,
+                    Some(Direction::C2s),
+                    Some((Kind::Request, Id::Int(0))),
+                    None
+                ),
+                (
+                    5,
+                    Some(Direction::S2c),
+                    Some((Kind::Response, Id::Int(0))),
+                    Some(2_819)
+                ),
+                (
+                    8,
+                    Some(Direction::S2c),
+                    Some((Kind::Notification, Id::Absent)),
+                    None
+                ),
             ]
         );
         // 8 lines: 3 frames, 2 blank, 3 markers (not traffic of their own).
-        assert_eq!((p.other_lines, p.dialect, p.errors.len()), (3, "twoline", 0));
+        assert_eq!(
+            (p.other_lines, p.dialect, p.errors.len()),
+            (3, "twoline", 0)
+        );
     }
 
     #[test]
@@ -241,13 +296,22 @@ mod tests {
                 (22, Some(Direction::C2s), None),
             ]
         );
-        assert!(g[0].4.starts_with("{\n  \"jsonrpc\"") && g[0].4.ends_with("\"}{]\"}\n}"), "{:?}", g[0].4);
+        assert!(
+            g[0].4.starts_with("{\n  \"jsonrpc\"") && g[0].4.ends_with("\"}{]\"}\n}"),
+            "{:?}",
+            g[0].4
+        );
         assert_eq!(g[1].4, "{\"jsonrpc\":\"2.0\",\"id\":1,");
         assert_eq!(g[2].4, "null");
         assert_eq!(g[3].4, "// Receive:");
-        assert!(matches!(&p.records[4], Record::Frame(f) if matches!(&f.payload, Payload::Batch(b) if b.len() == 1)));
+        assert!(
+            matches!(&p.records[4], Record::Frame(f) if matches!(&f.payload, Payload::Batch(b) if b.len() == 1))
+        );
         // Text after the value: never parses; the record runs to `more`.
-        assert_eq!((g[5].3, g[5].4.as_str()), (None, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}} x\nmore"));
+        assert_eq!(
+            (g[5].3, g[5].4.as_str()),
+            (None, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}} x\nmore")
+        );
         assert_eq!(g[6].4, "// Send:");
         // Every line is accounted for: 22 = 7 frames + 2 blank + 13 others
         // (the banner, `stray`, markers and record continuation lines).

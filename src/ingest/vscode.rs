@@ -25,7 +25,9 @@ use nom::character::complete::char;
 use nom::sequence::delimited;
 
 use super::Input;
-use super::detect::{At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, local_ts, trim_host_suffix};
+use super::detect::{
+    At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, local_ts, trim_host_suffix,
+};
 use super::lines::lines;
 use crate::record::{Direction, Parsed, Split};
 
@@ -33,7 +35,9 @@ use crate::record::{Direction, Parsed, Split};
 /// row 4 "recognised by": a local timestamp, a space, `[LEVEL]`.
 pub fn split(line: &str) -> Option<(&str, &str, &str)> {
     let (rest, ts) = local_ts(line).ok()?;
-    let (rest, _) = char::<&str, nom::error::Error<&str>>(' ').parse(rest).ok()?;
+    let (rest, _) = char::<&str, nom::error::Error<&str>>(' ')
+        .parse(rest)
+        .ok()?;
     let (rest, level) = bracket(rest).ok()?;
     if !is_level(level) {
         return None;
@@ -51,7 +55,10 @@ pub fn claims(line: &str) -> bool {
 pub fn strip_cursor_prefix(text: &str) -> &str {
     let mut it = text.char_indices().skip(4);
     match it.next() {
-        Some((i, ':')) => text.get(i..).and_then(|r| r.strip_prefix(": ")).unwrap_or(text),
+        Some((i, ':')) => text
+            .get(i..)
+            .and_then(|r| r.strip_prefix(": "))
+            .unwrap_or(text),
         _ => text,
     }
 }
@@ -79,11 +86,24 @@ pub fn parse(input: Input<'_>) -> Parsed {
         let tagged = C2S_TAGS
             .iter()
             .find_map(|t| text.strip_prefix(t).map(|r| (Direction::C2s, r)))
-            .or_else(|| S2C_TAGS.iter().find_map(|t| text.strip_prefix(t).map(|r| (Direction::S2c, r))));
+            .or_else(|| {
+                S2C_TAGS
+                    .iter()
+                    .find_map(|t| text.strip_prefix(t).map(|r| (Direction::S2c, r)))
+            });
         if let Some((dir, rest)) = tagged {
             vscode_seen = true;
             let ts = sink.ts(n, ts);
-            sink.host(At { key, split: Split::ByStart, direction: Some(dir), ts, line: n }, rest);
+            sink.host(
+                At {
+                    key,
+                    split: Split::ByStart,
+                    direction: Some(dir),
+                    ts,
+                    line: n,
+                },
+                rest,
+            );
             continue;
         }
         if text.starts_with("[server stderr]") {
@@ -95,14 +115,33 @@ pub fn parse(input: Input<'_>) -> Parsed {
             cursor_seen = true;
             let rest = t.get(i + CURSOR_UNKNOWN_ID.len()..).unwrap_or("");
             let ts = sink.ts(n, ts);
-            sink.host(At { key, split: Split::ByStart, direction: Some(Direction::S2c), ts, line: n }, rest);
+            sink.host(
+                At {
+                    key,
+                    split: Split::ByStart,
+                    direction: Some(Direction::S2c),
+                    ts,
+                    line: n,
+                },
+                rest,
+            );
         } else if is_json_parse_error(t) {
             let ts = sink.ts(n, ts);
-            let at = At { key, split: Split::ByStart, direction: Some(Direction::S2c), ts, line: n };
+            let at = At {
+                key,
+                split: Split::ByStart,
+                direction: Some(Direction::S2c),
+                ts,
+                line: n,
+            };
             sink.non_json(at, trim_host_suffix(t));
-        } else if text.starts_with("Starting server ") || text.starts_with("Connection state: Starting") {
+        } else if text.starts_with("Starting server ")
+            || text.starts_with("Connection state: Starting")
+        {
             sink.process_start(key, &line);
-        } else if t.starts_with("Handling CreateClient action") || t.starts_with("Starting new stdio process") {
+        } else if t.starts_with("Handling CreateClient action")
+            || t.starts_with("Starting new stdio process")
+        {
             cursor_seen = true;
             sink.process_start(key, &line);
         } else {
@@ -152,7 +191,13 @@ pub fn parse_bracketed(input: Input<'_>) -> Parsed {
             sink.process_start(name, &line);
         } else if !text.starts_with("[server stderr]") && is_json_parse_error(text) {
             let ts = sink.ts(line.number, ts);
-            let at = At { key: name, split: Split::ByStart, direction: Some(Direction::S2c), ts, line: line.number };
+            let at = At {
+                key: name,
+                split: Split::ByStart,
+                direction: Some(Direction::S2c),
+                ts,
+                line: line.number,
+            };
             sink.non_json(at, trim_host_suffix(text));
         } else {
             sink.other();
@@ -174,7 +219,10 @@ mod tests {
         );
         assert_eq!(split("2025-01-01 12:00:00.000 [nope] x"), None);
         assert_eq!(split("2025-01-01T12:00:00.000Z [info] x"), None);
-        assert_eq!(strip_cursor_prefix("ools: Handling CreateClient action"), "Handling CreateClient action");
+        assert_eq!(
+            strip_cursor_prefix("ools: Handling CreateClient action"),
+            "Handling CreateClient action"
+        );
         assert_eq!(strip_cursor_prefix("éééé: x"), "x");
         assert_eq!(strip_cursor_prefix("Handling: x"), "Handling: x");
         assert_eq!(strip_cursor_prefix("ab"), "ab");
@@ -184,9 +232,12 @@ mod tests {
         p.records
             .iter()
             .filter_map(|r| match r {
-                Record::Frame(f) => {
-                    Some((f.prov.location.line.unwrap_or(0), f.direction, matches!(f.payload, Payload::NonJson), f.ts))
-                }
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.direction,
+                    matches!(f.payload, Payload::NonJson),
+                    f.ts,
+                )),
                 _ => None,
             })
             .collect()
@@ -203,7 +254,11 @@ mod tests {
             2025-01-01 12:00:00.500 [error] Failed to parse message: Unexpected token 'x', \"xyz\" is not valid JSON\r\n\
             2025-01-01 12:00:00.600 [info] hello from the server\r\n\
             a stray line";
-        let p = parse(Input { file: 0, name: "MCP s.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "MCP s.log",
+            text,
+        });
         let t0 = 1_735_732_800_000_000;
         assert_eq!(
             got(&p),
@@ -224,10 +279,17 @@ mod tests {
             2025-12-01 10:04:01.494 [error] Installed 71 packages in 64ms\n\
             2025-12-01 10:17:38.056 [error] Client error for command Received a response for an unknown message ID: {\"jsonrpc\":\"2.0\",\"id\":20,\"error\":{\"code\":0,\"message\":\"x\"}}\n\
             2025-12-01 10:17:39.000 [error] ools: Error in MCP: Received a response for an unknown message ID: {\"jsonrpc\":\"2.0\",\"id\":21,\"result\":{}}";
-        let p = parse(Input { file: 0, name: "Cursor MCP.log", text });
+        let p = parse(Input {
+            file: 0,
+            name: "Cursor MCP.log",
+            text,
+        });
         assert_eq!(
             got(&p).iter().map(|g| (g.0, g.1, g.2)).collect::<Vec<_>>(),
-            vec![(3, Some(Direction::S2c), false), (4, Some(Direction::S2c), false)]
+            vec![
+                (3, Some(Direction::S2c), false),
+                (4, Some(Direction::S2c), false)
+            ]
         );
         assert_eq!((p.other_lines, p.dialect), (2, "cursor"));
     }
@@ -244,9 +306,16 @@ mod tests {
             claims_bracketed("[2025-03-01 09:00:00.000][info] [fs]x")
                 && !claims_bracketed("[2025-03-01 09:00:00.000] [info] x")
         );
-        let p = parse_bracketed(Input { file: 0, name: "host.log", text });
+        let p = parse_bracketed(Input {
+            file: 0,
+            name: "host.log",
+            text,
+        });
         assert!(matches!(&p.records[0], Record::ProcessStart { key, .. } if &**key == "fs"));
-        assert_eq!(got(&p), vec![(3, Some(Direction::S2c), true, Some(1_740_819_601_000_000))]);
+        assert_eq!(
+            got(&p),
+            vec![(3, Some(Direction::S2c), true, Some(1_740_819_601_000_000))]
+        );
         assert!(matches!(&p.records[1], Record::Frame(f) if &*f.key == "fs"));
         assert_eq!((p.other_lines, p.dialect), (5, "bracketed"));
     }

@@ -14,4 +14,4 @@
 pub mod order;
 pub mod session;
 
-pub use session::{build_sessions, Session};
+pub use session::{Session, build_sessions};

@@ -100,13 +100,21 @@ impl LineOrder {
                     .into_iter()
                     .filter(|m| m.kind == Kind::Response)
                     .filter_map(loose_of)
-                    .filter(|k| self.pending.get(&(d.other(), k.clone())).copied().unwrap_or(0) == 0)
+                    .filter(|k| {
+                        self.pending
+                            .get(&(d.other(), k.clone()))
+                            .copied()
+                            .unwrap_or(0)
+                            == 0
+                    })
                     .collect();
                 let found = wanted.iter().find_map(|k| {
                     (i + 1..group.len()).find(|&j| {
                         !was_moved[j]
                             && group[j].direction == Some(d.other())
-                            && messages(&group[j]).iter().any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
+                            && messages(&group[j])
+                                .iter()
+                                .any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
                     })
                 });
                 if let Some(j) = found {
@@ -161,7 +169,9 @@ fn order_http(s: &mut super::Session) {
     let mut requests_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
     let mut answers_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
     for f in &s.frames {
-        let (Some(h), Some(Direction::C2s)) = (&f.http, f.direction) else { continue };
+        let (Some(h), Some(Direction::C2s)) = (&f.http, f.direction) else {
+            continue;
+        };
         for m in messages(f) {
             let Some(k) = loose_of(m) else { continue };
             let slot = match m.kind {
@@ -213,7 +223,9 @@ fn order_http(s: &mut super::Session) {
                             // a capture that repeats one id linear.
                             let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
                             if !after_end {
-                                if let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start)) {
+                                if let Some(&(t, e)) =
+                                    ans.get(ans.partition_point(|&(t, _)| t < start))
+                                {
                                     let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
                                     up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
                                 }
@@ -269,7 +281,10 @@ fn order_http(s: &mut super::Session) {
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&i| keys[i]);
-    let mut frames: Vec<Option<Frame>> = std::mem::take(&mut s.frames).into_iter().map(Some).collect();
+    let mut frames: Vec<Option<Frame>> = std::mem::take(&mut s.frames)
+        .into_iter()
+        .map(Some)
+        .collect();
     s.frames = order.iter().filter_map(|&i| frames[i].take()).collect();
     s.moved = order.iter().map(|&i| moved[i]).collect();
 }
@@ -281,18 +296,29 @@ fn idx_entry(f: &Frame) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reconstruct::Session;
     use crate::record::jsonrpc::parse_payload;
     use crate::record::{HttpContext, Location, Provenance, Split};
-    use crate::reconstruct::Session;
 
-    fn frame(line: u64, d: Direction, ts: Option<Micros>, json: &str, http: Option<HttpContext>) -> Frame {
+    fn frame(
+        line: u64,
+        d: Direction,
+        ts: Option<Micros>,
+        json: &str,
+        http: Option<HttpContext>,
+    ) -> Frame {
         Frame {
             key: "k".into(),
             split: Split::Never,
             direction: Some(d),
             ts,
             stated_latency: None,
-            prov: Provenance { file: 0, location: Location::line(line), offset: 0, len: 0 },
+            prov: Provenance {
+                file: 0,
+                location: Location::line(line),
+                offset: 0,
+                len: 0,
+            },
             payload: parse_payload(json).unwrap(),
             http,
             event_id: None,
@@ -301,11 +327,21 @@ mod tests {
 
     fn session(frames: Vec<Frame>) -> Session {
         let n = frames.len();
-        Session { name: "k".into(), input: 0, frames, moved: vec![false; n], counted: true, one_direction: false }
+        Session {
+            name: "k".into(),
+            input: 0,
+            frames,
+            moved: vec![false; n],
+            counted: true,
+            one_direction: false,
+        }
     }
 
     fn lines_of(s: &Session) -> Vec<u64> {
-        s.frames.iter().map(|f| f.prov.location.line.unwrap_or(0)).collect()
+        s.frames
+            .iter()
+            .map(|f| f.prov.location.line.unwrap_or(0))
+            .collect()
     }
 
     #[test]
@@ -313,10 +349,34 @@ mod tests {
         // The recorder wrote the client's answer (line 2) before the
         // server's roots/list request (line 3), both stamped 1000.
         let mut s = session(vec![
-            frame(1, Direction::C2s, Some(900), r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#, None),
-            frame(2, Direction::C2s, Some(1000), r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, None),
-            frame(3, Direction::S2c, Some(1000), r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#, None),
-            frame(4, Direction::S2c, Some(1100), r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, None),
+            frame(
+                1,
+                Direction::C2s,
+                Some(900),
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call"}"#,
+                None,
+            ),
+            frame(
+                2,
+                Direction::C2s,
+                Some(1000),
+                r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+                None,
+            ),
+            frame(
+                3,
+                Direction::S2c,
+                Some(1000),
+                r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#,
+                None,
+            ),
+            frame(
+                4,
+                Direction::S2c,
+                Some(1100),
+                r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+                None,
+            ),
         ]);
         order_session(&mut s);
         assert_eq!(lines_of(&s), vec![1, 3, 2, 4]);
@@ -325,8 +385,20 @@ mod tests {
     #[test]
     fn different_times_keep_line_order() {
         let mut s = session(vec![
-            frame(1, Direction::C2s, Some(1000), r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, None),
-            frame(2, Direction::S2c, Some(1001), r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#, None),
+            frame(
+                1,
+                Direction::C2s,
+                Some(1000),
+                r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+                None,
+            ),
+            frame(
+                2,
+                Direction::S2c,
+                Some(1001),
+                r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#,
+                None,
+            ),
         ]);
         order_session(&mut s);
         assert_eq!(lines_of(&s), vec![1, 2]);
@@ -354,8 +426,20 @@ mod tests {
         // Entry 0: GET stream 0..10_000 carrying sampling request id 1.
         // Entry 1: the client's answer POST at 5_000 (before the GET ends).
         let mut s = session(vec![
-            frame(10, Direction::S2c, Some(10_000), r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage"}"#, http(0, false, 0, 10_000, 0)),
-            frame(11, Direction::C2s, Some(5_000), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, http(1, true, 5_000, 5_010, 0)),
+            frame(
+                10,
+                Direction::S2c,
+                Some(10_000),
+                r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage"}"#,
+                http(0, false, 0, 10_000, 0),
+            ),
+            frame(
+                11,
+                Direction::C2s,
+                Some(5_000),
+                r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+                http(1, true, 5_000, 5_010, 0),
+            ),
         ]);
         order_session(&mut s);
         assert_eq!(lines_of(&s), vec![10, 11]);
@@ -367,8 +451,20 @@ mod tests {
         // Entry 0: legacy GET whose `time` closed at 10 µs; it carries the
         // answer to the POST of entry 1 at 5_000.
         let mut s = session(vec![
-            frame(20, Direction::S2c, Some(10), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, http(0, false, 0, 10, 0)),
-            frame(21, Direction::C2s, Some(5_000), r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, http(1, true, 5_000, 5_002, 0)),
+            frame(
+                20,
+                Direction::S2c,
+                Some(10),
+                r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+                http(0, false, 0, 10, 0),
+            ),
+            frame(
+                21,
+                Direction::C2s,
+                Some(5_000),
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+                http(1, true, 5_000, 5_002, 0),
+            ),
         ]);
         order_session(&mut s);
         assert_eq!(lines_of(&s), vec![21, 20]);

@@ -71,7 +71,12 @@ impl Splitter {
             Record::Frame(frame) => {
                 let st = self.keys.entry(frame.key.clone()).or_default();
                 let init = is_initialize_request(&frame);
-                if st.current.is_none() || (frame.split == Split::ByStart && !st.seen_start && init && st.has_initialize) {
+                if st.current.is_none()
+                    || (frame.split == Split::ByStart
+                        && !st.seen_start
+                        && init
+                        && st.has_initialize)
+                {
                     Self::open(&mut self.names, st, &frame.key);
                 }
                 st.has_traffic = true;
@@ -83,7 +88,11 @@ impl Splitter {
 
     fn open(names: &mut Vec<String>, st: &mut KeyState, key: &str) {
         st.count += 1;
-        names.push(if st.count == 1 { key.to_string() } else { format!("{key}#{}", st.count) });
+        names.push(if st.count == 1 {
+            key.to_string()
+        } else {
+            format!("{key}#{}", st.count)
+        });
         st.current = Some(names.len() - 1);
         st.has_traffic = false;
         st.has_initialize = false;

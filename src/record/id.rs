@@ -181,11 +181,18 @@ fn loose_of_number_text(t: &str) -> Option<LooseKey> {
         return None;
     }
     if b[start..].iter().all(u8::is_ascii_digit) {
-        return Some(t.parse::<i128>().map(LooseKey::Int).unwrap_or_else(|_| LooseKey::BigInt(t.into())));
+        return Some(
+            t.parse::<i128>()
+                .map(LooseKey::Int)
+                .unwrap_or_else(|_| LooseKey::BigInt(t.into())),
+        );
     }
     // A JSON number with fraction or exponent.
     let f: f64 = serde_json::from_str::<f64>(t).ok()?;
-    if !t.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')) {
+    if !t
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
         return None;
     }
     if f.fract() == 0.0 && f.abs() < 1e30 {
@@ -215,7 +222,10 @@ mod tests {
         assert!(id.valid().is_some() && id.precision_risk());
         assert_eq!(Id::from_raw(&format!("\"{big}\"")).loose(), id.loose());
         assert_eq!(id.to_json().to_string(), big);
-        assert_eq!(Id::from_raw("18446744073709551616").to_json().to_string(), "18446744073709551616");
+        assert_eq!(
+            Id::from_raw("18446744073709551616").to_json().to_string(),
+            "18446744073709551616"
+        );
     }
 
     #[test]

@@ -166,7 +166,8 @@ fn scalar_name(t: &str) -> &'static str {
 /// Parses one JSON object text into a [`Message`].
 pub fn parse_message(text: &str) -> Result<Message, PayloadError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw = RawMessage::deserialize_from(&mut de).map_err(|e| PayloadError::Syntax(e.to_string()))?;
+    let raw =
+        RawMessage::deserialize_from(&mut de).map_err(|e| PayloadError::Syntax(e.to_string()))?;
     de.end().map_err(|e| PayloadError::Syntax(e.to_string()))?;
     Ok(raw.into_message())
 }
@@ -183,19 +184,27 @@ struct RawMessage<'a> {
 }
 
 impl<'a> RawMessage<'a> {
-    fn deserialize_from(de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>) -> serde_json::Result<Self> {
+    fn deserialize_from(
+        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
+    ) -> serde_json::Result<Self> {
         de::Deserializer::deserialize_map(de, RawVisitor)
     }
 
     fn into_message(self) -> Message {
         let mut problems = Vec::new();
-        let jsonrpc_ok = matches!(self.jsonrpc.map(|r| str_value(r.get())), Some(Some(ref s)) if s == "2.0");
+        let jsonrpc_ok =
+            matches!(self.jsonrpc.map(|r| str_value(r.get())), Some(Some(ref s)) if s == "2.0");
         if !jsonrpc_ok {
             problems.push(Problem::BadJsonrpcVersion);
         }
         let id = self.id.map(|r| Id::from_raw(r.get())).unwrap_or(Id::Absent);
-        let method = self.method.and_then(|r| str_value(r.get())).map(|s| Box::<str>::from(s.as_ref()));
-        let params_ok = self.params.is_none_or(|p| matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')));
+        let method = self
+            .method
+            .and_then(|r| str_value(r.get()))
+            .map(|s| Box::<str>::from(s.as_ref()));
+        let params_ok = self
+            .params
+            .is_none_or(|p| matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')));
         let mut msg = Message {
             kind: Kind::Response,
             id,
@@ -212,11 +221,17 @@ impl<'a> RawMessage<'a> {
             rebuilt: false,
         };
         if self.method.is_some() {
-            msg.kind = if self.id.is_some() { Kind::Request } else { Kind::Notification };
+            msg.kind = if self.id.is_some() {
+                Kind::Request
+            } else {
+                Kind::Notification
+            };
             if method.is_none() {
                 problems.push(Problem::InvalidRequest("method is not a string"));
             } else if !params_ok {
-                problems.push(Problem::InvalidRequest("params is neither an object nor an array"));
+                problems.push(Problem::InvalidRequest(
+                    "params is neither an object nor an array",
+                ));
             } else if matches!(msg.id, Id::Other(_)) {
                 problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
             }
@@ -241,7 +256,9 @@ impl<'a> RawMessage<'a> {
                 let (valid, code) = error_shape(e.get());
                 msg.error_code = code;
                 if !valid {
-                    problems.push(Problem::InvalidRequest("error is not {code: integer, message: string}"));
+                    problems.push(Problem::InvalidRequest(
+                        "error is not {code: integer, message: string}",
+                    ));
                 }
             }
             match (msg.has_result, msg.has_error) {
@@ -251,7 +268,9 @@ impl<'a> RawMessage<'a> {
             }
             if let Some(r) = self.result {
                 let r = r.get();
-                if r.starts_with('{') && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some() {
+                if r.starts_with('{')
+                    && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
+                {
                     let f = result_fields(r);
                     if f.server_info.is_some() {
                         msg.negotiated = f.protocol_version;
@@ -296,7 +315,11 @@ impl<'de> Visitor<'de> for RawVisitor {
 
 /// The string value of a raw JSON text, `None` if it is not a string.
 fn str_value(raw: &str) -> Option<Cow<'_, str>> {
-    if raw.starts_with('"') { serde_json::from_str::<Cow<str>>(raw).ok() } else { None }
+    if raw.starts_with('"') {
+        serde_json::from_str::<Cow<str>>(raw).ok()
+    } else {
+        None
+    }
 }
 
 /// `(valid, code)` of an `error` member: valid when it is
@@ -312,7 +335,11 @@ fn error_shape(raw: &str) -> (bool, Option<i64>) {
     let f = object_members(raw, &["code", "message"]);
     let code = f[0].and_then(|c| {
         let c = c.get();
-        if c.bytes().all(|b| b == b'-' || b.is_ascii_digit()) { c.parse::<i64>().ok() } else { None }
+        if c.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
+            c.parse::<i64>().ok()
+        } else {
+            None
+        }
     });
     let message_ok = f[1].is_some_and(|m| m.get().starts_with('"'));
     (code.is_some() && message_ok, code)
@@ -340,7 +367,8 @@ fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a RawValue>>
         }
     }
     let mut de = serde_json::Deserializer::from_str(raw);
-    de.deserialize_map(V(names)).unwrap_or_else(|_| vec![None; names.len()])
+    de.deserialize_map(V(names))
+        .unwrap_or_else(|_| vec![None; names.len()])
 }
 
 #[derive(Default)]
@@ -356,14 +384,24 @@ struct ParamsFields {
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 fn params_fields(raw: &str) -> ParamsFields {
-    let f = object_members(raw, &["requestId", "_meta", "protocolVersion", "progressToken"]);
-    let mut out = ParamsFields { request_id: f[0].map(|r| Id::from_raw(r.get())), ..Default::default() };
+    let f = object_members(
+        raw,
+        &["requestId", "_meta", "protocolVersion", "progressToken"],
+    );
+    let mut out = ParamsFields {
+        request_id: f[0].map(|r| Id::from_raw(r.get())),
+        ..Default::default()
+    };
     if let Some(meta) = f[1].filter(|m| m.get().starts_with('{')) {
         let m = object_members(meta.get(), &["progressToken", META_PROTOCOL_VERSION]);
         out.progress_token = m[0].map(|r| Id::from_raw(r.get()));
-        out.meta_protocol_version = m[1].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+        out.meta_protocol_version = m[1]
+            .and_then(|r| str_value(r.get()))
+            .map(|s| s.as_ref().into());
     }
-    out.protocol_version = f[2].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+    out.protocol_version = f[2]
+        .and_then(|r| str_value(r.get()))
+        .map(|s| s.as_ref().into());
     out.notified_token = f[3].map(|r| Id::from_raw(r.get()));
     out
 }
@@ -375,15 +413,22 @@ struct ResultFields {
 
 fn result_fields(raw: &str) -> ResultFields {
     let f = object_members(raw, &["protocolVersion", "serverInfo"]);
-    let protocol_version = f[0].and_then(|r| str_value(r.get())).map(|s| s.as_ref().into());
+    let protocol_version = f[0]
+        .and_then(|r| str_value(r.get()))
+        .map(|s| s.as_ref().into());
     let server_info = f[1].filter(|r| r.get().starts_with('{')).map(|r| {
         let g = object_members(r.get(), &["name", "version"]);
         let s = |x: Option<&RawValue>| -> Box<str> {
-            x.and_then(|v| str_value(v.get())).map(|s| s.as_ref().into()).unwrap_or_default()
+            x.and_then(|v| str_value(v.get()))
+                .map(|s| s.as_ref().into())
+                .unwrap_or_default()
         };
         (s(g[0]), s(g[1]))
     });
-    ResultFields { protocol_version, server_info }
+    ResultFields {
+        protocol_version,
+        server_info,
+    }
 }
 
 #[cfg(test)]
@@ -400,52 +445,105 @@ mod tests {
     #[test]
     fn counts_requests_notifications_responses() {
         let m = single(r#"{"method":"ping","params":{},"jsonrpc":"2.0","id":0}"#);
-        assert_eq!((m.kind, m.id.clone(), m.problems.len()), (Kind::Request, Id::Int(0), 0));
+        assert_eq!(
+            (m.kind, m.id.clone(), m.problems.len()),
+            (Kind::Request, Id::Int(0), 0)
+        );
         let n = single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert_eq!(n.kind, Kind::Notification);
         let r = single(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#);
         assert_eq!((r.kind, r.id), (Kind::Request, Id::Null));
-        let e = single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#);
-        assert_eq!((e.kind, e.has_error, e.error_code), (Kind::Response, true, Some(-32700)));
+        let e = single(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+        );
+        assert_eq!(
+            (e.kind, e.has_error, e.error_code),
+            (Kind::Response, true, Some(-32700))
+        );
         assert!(e.problems.is_empty());
     }
 
     #[test]
     fn envelope_problems() {
-        assert_eq!(single(r#"{"jsonrpc":"1.0","id":1,"method":"a"}"#).problems, vec![Problem::BadJsonrpcVersion]);
-        assert_eq!(single(r#"{"jsonrpc":2.0,"id":1,"result":1}"#).problems, vec![Problem::BadJsonrpcVersion]);
-        assert!(matches!(single(r#"{"jsonrpc":"2.0","id":{},"method":"a"}"#).problems[..], [Problem::InvalidRequest(_)]));
-        assert!(matches!(single(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#).problems[..], [Problem::InvalidRequest(_)]));
-        assert_eq!(single(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":null}"#).problems, vec![Problem::ResultAndError]);
-        assert_eq!(single(r#"{"jsonrpc":"2.0","id":1}"#).problems, vec![Problem::NeitherResultNorError]);
-        assert!(matches!(single(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#).problems[..], [Problem::InvalidRequest(_)]));
+        assert_eq!(
+            single(r#"{"jsonrpc":"1.0","id":1,"method":"a"}"#).problems,
+            vec![Problem::BadJsonrpcVersion]
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":2.0,"id":1,"result":1}"#).problems,
+            vec![Problem::BadJsonrpcVersion]
+        );
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","id":{},"method":"a"}"#).problems[..],
+            [Problem::InvalidRequest(_)]
+        ));
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","method":1,"params":"bar"}"#).problems[..],
+            [Problem::InvalidRequest(_)]
+        ));
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":null}"#).problems,
+            vec![Problem::ResultAndError]
+        );
+        assert_eq!(
+            single(r#"{"jsonrpc":"2.0","id":1}"#).problems,
+            vec![Problem::NeitherResultNorError]
+        );
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}"#).problems[..],
+            [Problem::InvalidRequest(_)]
+        ));
     }
 
     #[test]
     fn batches_and_scalars() {
         match parse_payload(r#"[1, {"jsonrpc":"2.0","method":"a"}]"#).unwrap() {
-            Payload::Batch(m) => assert_eq!((m.len(), matches!(m[0], Member::NotObject)), (2, true)),
+            Payload::Batch(m) => {
+                assert_eq!((m.len(), matches!(m[0], Member::NotObject)), (2, true))
+            }
             other => panic!("{other:?}"),
         }
         assert_eq!(parse_payload("[]").unwrap(), Payload::Batch(vec![]));
-        assert_eq!(parse_payload("null"), Err(PayloadError::NotContainer("null")));
-        assert!(matches!(parse_payload(r#"{"a":"#), Err(PayloadError::Syntax(_))));
-        assert!(matches!(parse_payload(r#"{"a":1} x"#), Err(PayloadError::Syntax(_))));
+        assert_eq!(
+            parse_payload("null"),
+            Err(PayloadError::NotContainer("null"))
+        );
+        assert!(matches!(
+            parse_payload(r#"{"a":"#),
+            Err(PayloadError::Syntax(_))
+        ));
+        assert!(matches!(
+            parse_payload(r#"{"a":1} x"#),
+            Err(PayloadError::Syntax(_))
+        ));
     }
 
     #[test]
     fn extracts_members_the_rules_need() {
-        let c = single(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"t"}}"#);
+        let c = single(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"t"}}"#,
+        );
         assert_eq!(c.cancel_id, Some(Id::Str("a-1".into())));
-        let i = single(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#);
+        let i = single(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        );
         assert_eq!(i.negotiated.as_deref(), Some("2025-03-26"));
         assert_eq!(i.server_info, Some(("s".into(), "1".into())));
-        let p = single(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}"#);
+        let p = single(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}"#,
+        );
         assert_eq!(p.progress_token, Some(Id::Str("tok".into())));
-        let n = single(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#);
+        let n = single(
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#,
+        );
         assert_eq!(n.progress_token, Some(Id::Int(7)));
-        let m = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#);
+        let m = single(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
         assert_eq!(m.offered.as_deref(), Some("2026-07-28"));
-        assert_eq!(first_value_len(r#"{"a":1} { metadata: undefined }"#), Some(7));
+        assert_eq!(
+            first_value_len(r#"{"a":1} { metadata: undefined }"#),
+            Some(7)
+        );
     }
 }

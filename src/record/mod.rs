@@ -67,11 +67,18 @@ pub struct Location {
 impl Location {
     /// A line-log location.
     pub fn line(n: u64) -> Self {
-        Location { line: Some(n), ..Default::default() }
+        Location {
+            line: Some(n),
+            ..Default::default()
+        }
     }
     /// A HAR entry location, optionally with an SSE event inside its body.
     pub fn entry(n: u64, event: Option<u64>) -> Self {
-        Location { entry: Some(n), event, ..Default::default() }
+        Location {
+            entry: Some(n),
+            event,
+            ..Default::default()
+        }
     }
     /// Human form: `line 12`, `entry 3 event 2`.
     pub fn describe(&self) -> String {
@@ -197,7 +204,10 @@ impl SseEventId {
         }
         let mut h = std::hash::DefaultHasher::new();
         data.hash(&mut h);
-        Some(SseEventId { id: id.into(), data_hash: h.finish() })
+        Some(SseEventId {
+            id: id.into(),
+            data_hash: h.finish(),
+        })
     }
 }
 

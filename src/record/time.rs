@@ -14,7 +14,11 @@ pub fn parse_iso(text: &str) -> Option<Micros> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(t) {
         return Some(dt.timestamp_micros());
     }
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f%#z"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.f%#z",
+    ] {
         if let Ok(n) = NaiveDateTime::parse_from_str(t, fmt) {
             return Some(n.and_utc().timestamp_micros());
         }
@@ -43,7 +47,10 @@ mod tests {
         assert_eq!(parse_iso("2025-01-01T14:00:00.000+02:00"), Some(z));
         assert_eq!(parse_iso("2025-01-01T12:00:00.000"), Some(z));
         assert_eq!(parse_iso("2025-01-01 12:00:00.000"), Some(z));
-        assert_eq!(parse_iso("2026-11-30T21:04:36.527044+00:00").map(|v| v % 1_000_000), Some(527_044));
+        assert_eq!(
+            parse_iso("2026-11-30T21:04:36.527044+00:00").map(|v| v % 1_000_000),
+            Some(527_044)
+        );
         assert_eq!(parse_iso("yesterday"), None);
         assert_eq!(format_rfc3339(z + 1500), "2025-01-01T12:00:00.001500Z");
     }

@@ -15,19 +15,36 @@ use std::io::Write;
 
 use polars::prelude::{CsvWriter, DataFrame, PolarsResult, QuoteStyle, SerWriter};
 
-use crate::analyze::frame::{self, Tables, PAIRS_COLUMNS};
+use crate::analyze::frame::{self, PAIRS_COLUMNS, Tables};
 
 /// `findings.csv`'s columns.
-pub const FINDINGS_COLUMNS: [&str; 11] =
-    ["kind", "severity", "session", "direction", "id", "method", "file", "line", "entry", "event", "detail"];
+pub const FINDINGS_COLUMNS: [&str; 11] = [
+    "kind",
+    "severity",
+    "session",
+    "direction",
+    "id",
+    "method",
+    "file",
+    "line",
+    "entry",
+    "event",
+    "detail",
+];
 
 fn write<W: Write>(df: &DataFrame, columns: &[&str], w: W) -> PolarsResult<()> {
     let mut text = frame::csv_text(df, columns)?;
-    CsvWriter::new(w).include_header(true).with_quote_style(QuoteStyle::Necessary).finish(&mut text)
+    CsvWriter::new(w)
+        .include_header(true)
+        .with_quote_style(QuoteStyle::Necessary)
+        .finish(&mut text)
 }
 
 fn all_columns(df: &DataFrame) -> Vec<&str> {
-    df.get_column_names().into_iter().map(|c| c.as_str()).collect()
+    df.get_column_names()
+        .into_iter()
+        .map(|c| c.as_str())
+        .collect()
 }
 
 /// `findings.csv`: one row per finding.

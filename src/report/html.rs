@@ -29,11 +29,11 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
+use super::Report;
 use super::redact;
 use super::sanitize::escape_controls;
-use super::Report;
 use crate::analyze::histogram::{self, MethodLatency};
 use crate::analyze::{FindingKind, Severity};
 use crate::source::Excerpt;
@@ -117,7 +117,15 @@ fn script_safe(s: &str) -> String {
 
 /// Control and bidi characters escaped, newlines and tabs kept (evidence).
 fn clean_block(s: &str) -> String {
-    s.split('\n').map(|l| l.split('\t').map(|p| escape_controls(p).into_owned()).collect::<Vec<_>>().join("\t")).collect::<Vec<_>>().join("\n")
+    s.split('\n')
+        .map(|l| {
+            l.split('\t')
+                .map(|p| escape_controls(p).into_owned())
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A captured one-line string: controls escaped.
@@ -136,19 +144,33 @@ fn condense_har(raw: &str) -> Option<String> {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
     let headers = |v: Option<&Value>| -> String {
         v.and_then(Value::as_array)
-            .map(|a| a.iter().map(|h| format!("{}: {}\n", s(h.get("name")), s(h.get("value")))).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|h| format!("{}: {}\n", s(h.get("name")), s(h.get("value"))))
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let mut o = format!("{} {}\n", s(req.get("method")), s(req.get("url")));
-    if let Some(t) = req.get("postData").and_then(|p| p.get("text")).and_then(Value::as_str) {
+    if let Some(t) = req
+        .get("postData")
+        .and_then(|p| p.get("text"))
+        .and_then(Value::as_str)
+    {
         o.push_str(t.trim_end());
         o.push('\n');
     }
     if let Some(resp) = resp {
-        let status = resp.get("status").map(|x| x.to_string()).unwrap_or_default();
+        let status = resp
+            .get("status")
+            .map(|x| x.to_string())
+            .unwrap_or_default();
         let content = resp.get("content");
         let mime = s(content.and_then(|c| c.get("mimeType")));
-        o.push_str(&format!("\n→ {status} {} ({mime})\n", s(resp.get("statusText"))));
+        o.push_str(&format!(
+            "\n→ {status} {} ({mime})\n",
+            s(resp.get("statusText"))
+        ));
         let mut body = s(content.and_then(|c| c.get("text")));
         if s(content.and_then(|c| c.get("encoding"))) == "base64"
             && let Ok(b) = base64::engine::general_purpose::STANDARD.decode(body.trim())
@@ -162,7 +184,11 @@ fn condense_har(raw: &str) -> Option<String> {
     }
     o.push_str("\nrequest headers:\n");
     o.push_str(&headers(req.get("headers")));
-    if let Some(c) = req.get("cookies").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+    if let Some(c) = req
+        .get("cookies")
+        .and_then(Value::as_array)
+        .filter(|c| !c.is_empty())
+    {
         o.push_str(&format!("({} request cookie(s))\n", c.len()));
     }
     if let Some(resp) = resp {
@@ -174,9 +200,17 @@ fn condense_har(raw: &str) -> Option<String> {
 
 /// The shown text of one excerpt: condensed (HAR), redacted, cut.
 fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> (String, bool) {
-    let condensed = if har && !e.cut { condense_har(&e.text) } else { None };
+    let condensed = if har && !e.cut {
+        condense_har(&e.text)
+    } else {
+        None
+    };
     let full = condensed.as_deref().unwrap_or(&e.text);
-    let red = if redact_on { redact::redact(full) } else { std::borrow::Cow::Borrowed(full) };
+    let red = if redact_on {
+        redact::redact(full)
+    } else {
+        std::borrow::Cow::Borrowed(full)
+    };
     let mut stop = red.len().min(EXCERPT_MAX);
     while !red.is_char_boundary(stop) {
         stop -= 1;
@@ -184,7 +218,10 @@ fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> (String, bool) {
     let cut = e.cut || stop < red.len();
     let mut t = clean_block(&red[..stop]);
     if cut {
-        t.push_str(&format!("\n… (cut: {} of the range's {} bytes shown)", stop, e.len));
+        t.push_str(&format!(
+            "\n… (cut: {} of the range's {} bytes shown)",
+            stop, e.len
+        ));
     }
     (t, cut)
 }
@@ -243,7 +280,9 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
             sessions.get(&clean(&f.session)),
             f.direction.map_or("", |d| d.as_str()),
             clean(&f.id.to_json().to_string()),
-            f.method.as_deref().map_or(-1, |m| methods.get(&clean(m)) as i64),
+            f.method
+                .as_deref()
+                .map_or(-1, |m| methods.get(&clean(m)) as i64),
             files.get(&clean(r.file_name(f.file))),
             f.location.describe(),
             clean(&f.detail),
@@ -251,14 +290,24 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
         );
         rows.push_str(&serde_json::to_string(&row).unwrap_or_else(|_| "null".into()));
     }
-    let kinds: Vec<Value> = FindingKind::ALL.iter().map(|k| json!([k.name(), k.severity().as_str()])).collect();
+    let kinds: Vec<Value> = FindingKind::ALL
+        .iter()
+        .map(|k| json!([k.name(), k.severity().as_str()]))
+        .collect();
 
     // Waterfall: request batches with valid-id members and a start time.
     let slow: HashSet<(&str, u32, (u64, u32), String)> = a
         .findings
         .iter()
         .filter(|f| f.kind == FindingKind::SlowTail)
-        .map(|f| (f.session.as_str(), f.file, f.evidence, f.id.to_json().to_string()))
+        .map(|f| {
+            (
+                f.session.as_str(),
+                f.file,
+                f.evidence,
+                f.id.to_json().to_string(),
+            )
+        })
         .collect();
     let mut wf: Vec<(bool, Value)> = Vec::new();
     let mut batch_no = 0usize;
@@ -288,9 +337,15 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
                         (Some(p), Some(&e)) => p != e,
                         _ => false,
                     };
-                    let is_slow = slow.contains(&(s.name.as_str(), q.file, q.evidence, q.id.to_json().to_string()));
+                    let is_slow = slow.contains(&(
+                        s.name.as_str(),
+                        q.file,
+                        q.evidence,
+                        q.id.to_json().to_string(),
+                    ));
                     let status = q.status();
-                    problem |= ooo || is_slow || !matches!(status, crate::analyze::PairStatus::Paired);
+                    problem |=
+                        ooo || is_slow || !matches!(status, crate::analyze::PairStatus::Paired);
                     json!([
                         clean(&q.id.json_text()),
                         q.ts.map(|t| ms(t - t0)),
@@ -321,11 +376,14 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
     idx.sort_by_key(|&i| !wf[i].0);
     idx.truncate(MAX_BATCHES);
     idx.sort_unstable();
-    let waterfall: Vec<Value> = idx.iter().map(|&i| {
-        let mut v = wf[i].1.clone();
-        v["p"] = json!(wf[i].0);
-        v
-    }).collect();
+    let waterfall: Vec<Value> = idx
+        .iter()
+        .map(|&i| {
+            let mut v = wf[i].1.clone();
+            v["p"] = json!(wf[i].0);
+            v
+        })
+        .collect();
 
     let edges: Vec<f64> = (0..=histogram::BINS).map(histogram::edge_ms).collect();
     let lat: Vec<Value> = x
@@ -381,14 +439,21 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
         [one] => format!("mcp-audit: {}", clean(&one.file)),
         v => format!("mcp-audit: {} inputs", v.len()),
     };
-    o.push_str(&format!("<title>{}</title>\n<style>{CSS}</style>\n", text(&title)));
+    o.push_str(&format!(
+        "<title>{}</title>\n<style>{CSS}</style>\n",
+        text(&title)
+    ));
     // Before anything else runs: any script error becomes a visible marker.
     o.push_str("<script>window.onerror=function(m,s,l){var d=document.createElement('div');d.id='script-error';d.className='err';d.textContent='script error: '+m+' (line '+l+')';(document.body||document.documentElement).appendChild(d);};</script>\n");
     o.push_str("</head><body>\n<header><h1>mcp-audit report</h1>");
     o.push_str(&format!(
         "<p class=\"sub\">{} · {}</p></header>\n",
         text(&title),
-        if x.redact { "secrets redacted" } else { "<b>not redacted</b> (--no-redact)" }
+        if x.redact {
+            "secrets redacted"
+        } else {
+            "<b>not redacted</b> (--no-redact)"
+        }
     ));
 
     o.push_str("<section id=\"summary\"><div class=\"cards\">");
@@ -397,15 +462,34 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
     card(&mut o, "messages", &t.messages.to_string(), "");
     card(&mut o, "batches", &t.batches.to_string(), "");
     card(&mut o, "paired requests", &t.pairs.to_string(), "");
-    card(&mut o, "errors", &count(Severity::Error).to_string(), "sev-error");
-    card(&mut o, "warnings", &count(Severity::Warning).to_string(), "sev-warning");
-    card(&mut o, "info", &count(Severity::Info).to_string(), "sev-info");
+    card(
+        &mut o,
+        "errors",
+        &count(Severity::Error).to_string(),
+        "sev-error",
+    );
+    card(
+        &mut o,
+        "warnings",
+        &count(Severity::Warning).to_string(),
+        "sev-warning",
+    );
+    card(
+        &mut o,
+        "info",
+        &count(Severity::Info).to_string(),
+        "sev-info",
+    );
     card(&mut o, "latency p50", &opt_ms(a.latency.map(|q| q.p50)), "");
     card(&mut o, "latency p99", &opt_ms(a.latency.map(|q| q.p99)), "");
     o.push_str("</div>");
 
     // Findings by kind (complete, even past the row cap).
-    let by_kind: Vec<(FindingKind, u64)> = a.findings_by_kind().into_iter().filter(|&(_, n)| n > 0).collect();
+    let by_kind: Vec<(FindingKind, u64)> = a
+        .findings_by_kind()
+        .into_iter()
+        .filter(|&(_, n)| n > 0)
+        .collect();
     if !by_kind.is_empty() {
         o.push_str("<div class=\"kinds\">");
         for (k, n) in by_kind {
@@ -442,7 +526,11 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
     o.push_str("<section id=\"sessions\"><h2>Sessions</h2><table><thead><tr><th>session</th><th>file</th><th>server</th><th>revision</th><th>requests</th><th>responses</th><th>batches</th><th>paired</th><th>findings</th><th>p50</th><th>p99</th></tr></thead><tbody>");
     for s in r.sessions.iter().take(1000) {
         let n: u64 = s.findings_by_kind.values().sum();
-        let server = s.server.as_ref().map(|x| format!("{} {}", clean(&x.name), clean(&x.version))).unwrap_or_default();
+        let server = s
+            .server
+            .as_ref()
+            .map(|x| format!("{} {}", clean(&x.name), clean(&x.version)))
+            .unwrap_or_default();
         o.push_str(&format!(
             "<tr><td class=\"mono\" title=\"{}\">{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             attr(&clean(&s.name)),
@@ -460,7 +548,10 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
         ));
     }
     if r.sessions.len() > 1000 {
-        o.push_str(&format!("<tr><td colspan=\"11\">… and {} more sessions (see summary.json)</td></tr>", r.sessions.len() - 1000));
+        o.push_str(&format!(
+            "<tr><td colspan=\"11\">… and {} more sessions (see summary.json)</td></tr>",
+            r.sessions.len() - 1000
+        ));
     }
     o.push_str("</tbody></table></section>\n");
 
@@ -701,19 +792,44 @@ mod tests {
         let v = json!({"m": "</script><script>alert(1)</script>", "x": "a&b\u{2028}"});
         let s = script_json(&v);
         assert!(!s.contains('<') && !s.contains('>') && !s.contains('&'));
-        assert_eq!(serde_json::from_str::<Value>(&s).unwrap(), v, "still the same JSON");
+        assert_eq!(
+            serde_json::from_str::<Value>(&s).unwrap(),
+            v,
+            "still the same JSON"
+        );
     }
 
     #[test]
     fn evidence_is_condensed_redacted_and_cut() {
         let entry = r#"{"request":{"method":"POST","url":"https://h/mcp?token=abc","headers":[{"name":"Authorization","value":"Bearer zzzzzzzzzz"}],"postData":{"text":"{\"id\":1}"}},"response":{"status":200,"content":{"mimeType":"application/json","text":"eyJpZCI6MX0=","encoding":"base64"},"headers":[]}}"#;
-        let e = Excerpt { text: entry.into(), len: entry.len() as u64, cut: false };
+        let e = Excerpt {
+            text: entry.into(),
+            len: entry.len() as u64,
+            cut: false,
+        };
         let (t, cut) = show_excerpt(&e, true, true);
         assert!(!cut);
-        assert!(t.starts_with("POST https://h/mcp?token=[REDACTED]\n{\"id\":1}\n"), "{t}");
-        assert!(t.contains("{\"id\":1}\n") && t.contains("Authorization: [REDACTED]") && !t.contains("zzzz"), "{t}");
-        let long = Excerpt { text: format!("a\u{1b}b\n{}", "x".repeat(5000)), len: 9000, cut: true };
+        assert!(
+            t.starts_with("POST https://h/mcp?token=[REDACTED]\n{\"id\":1}\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("{\"id\":1}\n")
+                && t.contains("Authorization: [REDACTED]")
+                && !t.contains("zzzz"),
+            "{t}"
+        );
+        let long = Excerpt {
+            text: format!("a\u{1b}b\n{}", "x".repeat(5000)),
+            len: 9000,
+            cut: true,
+        };
         let (t, cut) = show_excerpt(&long, false, true);
-        assert!(cut && t.starts_with("a\\u{1b}b\n") && t.ends_with("(cut: 4096 of the range's 9000 bytes shown)"), "{}", &t[..20]);
+        assert!(
+            cut && t.starts_with("a\\u{1b}b\n")
+                && t.ends_with("(cut: 4096 of the range's 9000 bytes shown)"),
+            "{}",
+            &t[..20]
+        );
     }
 }

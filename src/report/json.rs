@@ -2,7 +2,7 @@
 //! schema version 1. Keys beyond the contract (`sessions`, finding
 //! `severity`, `alt_ids`) are additions; none of the contract's is renamed.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::Report;
 
@@ -39,7 +39,9 @@ pub fn summary(r: &Report<'_>) -> Value {
         })
         .collect();
     let latency = match &a.latency {
-        Some(q) => json!({"p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "count": q.count}),
+        Some(q) => {
+            json!({"p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "count": q.count})
+        }
         None => json!({"p50": null, "p90": null, "p99": null, "max": null, "count": 0}),
     };
     let sessions: Vec<Value> = r

@@ -56,7 +56,11 @@ pub struct Report<'a> {
 impl<'a> Report<'a> {
     /// Bundles an analysis for rendering.
     pub fn new(inputs: &'a [InputInfo], analysis: &'a Analysis) -> Self {
-        Report { inputs, analysis, sessions: analysis.session_summaries() }
+        Report {
+            inputs,
+            analysis,
+            sessions: analysis.session_summaries(),
+        }
     }
 
     /// The display name of input `i`.
@@ -98,5 +102,8 @@ impl Report<'_> {
 /// The file id of input `input`'s file, or of the server-to-client half of
 /// a per-direction pair (`half` 1), as parsers put it in `Provenance::file`.
 pub fn file_id(input: usize, half: u32) -> u32 {
-    u32::try_from(input).unwrap_or(u32::MAX / 2).saturating_mul(2).saturating_add(half)
+    u32::try_from(input)
+        .unwrap_or(u32::MAX / 2)
+        .saturating_mul(2)
+        .saturating_add(half)
 }

@@ -8,7 +8,9 @@
 
 use std::io::Write;
 
-use polars::prelude::{DataFrame, KeyValueMetadata, ParquetCompression, ParquetWriter, PolarsResult, StatisticsOptions};
+use polars::prelude::{
+    DataFrame, KeyValueMetadata, ParquetCompression, ParquetWriter, PolarsResult, StatisticsOptions,
+};
 
 /// Version of the Parquet tables' schema (`reports/SCHEMA.md`); bumped when
 /// a column is renamed, retyped or removed, not when one is added.
@@ -18,8 +20,14 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub fn write<W: Write + Send>(df: &DataFrame, w: W) -> PolarsResult<()> {
     let mut df = df.clone();
     let meta = KeyValueMetadata::from_static(vec![
-        ("mcp_audit.schema_version".into(), SCHEMA_VERSION.to_string()),
-        ("mcp_audit.writer".into(), concat!("mcp-audit ", env!("CARGO_PKG_VERSION")).into()),
+        (
+            "mcp_audit.schema_version".into(),
+            SCHEMA_VERSION.to_string(),
+        ),
+        (
+            "mcp_audit.writer".into(),
+            concat!("mcp-audit ", env!("CARGO_PKG_VERSION")).into(),
+        ),
     ]);
     ParquetWriter::new(w)
         .with_compression(ParquetCompression::Zstd(None))

@@ -93,8 +93,17 @@ fn is_secret_param(name: &str) -> bool {
 /// JSON member names whose value is a credential: the name, lower-cased
 /// and without `_`/`-`, contains a secret word or ends in `token`.
 fn is_secret_key(name: &str) -> bool {
-    let n: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
-    if n == "progresstoken" || n == "nexttoken" || n == "pagetoken" || n == "maxtokens" || n.ends_with("count") {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if n == "progresstoken"
+        || n == "nexttoken"
+        || n == "pagetoken"
+        || n == "maxtokens"
+        || n.ends_with("count")
+    {
         return false;
     }
     const WORDS: [&str; 12] = [
@@ -115,8 +124,10 @@ fn is_secret_key(name: &str) -> bool {
 }
 
 /// `Name: value` header lines (start of a line, value to the end of it).
-static HEADER_LINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^([ \t>]*)([A-Za-z][A-Za-z0-9-]*)([ \t]*:[ \t]*)([^\r\n]*)").expect("valid regex"));
+static HEADER_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^([ \t>]*)([A-Za-z][A-Za-z0-9-]*)([ \t]*:[ \t]*)([^\r\n]*)")
+        .expect("valid regex")
+});
 
 /// HAR `{"name": "X", "value": "…"}` pairs, plain or inside a JSON string
 /// (`\"`); the value may be cut (no closing quote).
@@ -125,34 +136,44 @@ static NAME_VALUE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// HAR `"cookies": [ … ]` lists (no nested arrays inside).
-static COOKIES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"(?i)\\?"cookies\\?"\s*:\s*\[(?:\[REDACTED\]|[^\]])*"#).expect("valid regex"));
+static COOKIES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\\?"cookies\\?"\s*:\s*\[(?:\[REDACTED\]|[^\]])*"#).expect("valid regex")
+});
 
 /// Any `"value": "…"` member (used inside a cookies list).
-static VALUE_MEMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"(\\?"value\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex"));
+static VALUE_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(\\?"value\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex")
+});
 
 /// `"key": "value"` JSON members (plain or escaped inside a string).
 static JSON_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#).expect("valid regex")
+    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#)
+        .expect("valid regex")
 });
 
 /// `"key": 12345` numeric members (a numeric PIN or key).
-static JSON_NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*)(-?[0-9][0-9.eE+-]*)"#).expect("valid regex"));
+static JSON_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*)(-?[0-9][0-9.eE+-]*)"#)
+        .expect("valid regex")
+});
 
 /// URL query parameters `?name=value` / `&name=value`.
-static QUERY_PARAM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"([?&;])([A-Za-z0-9_.-]{1,64})=([^&#\s"'<>\\]*)"#).expect("valid regex"));
+static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"([?&;])([A-Za-z0-9_.-]{1,64})=([^&#\s"'<>\\]*)"#).expect("valid regex")
+});
 
 /// `scheme://user:password@host`.
-static URL_PASSWORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'\\]+:)([^@/\s"'\\]+)(@)"#).expect("valid regex"));
+static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'\\]+:)([^@/\s"'\\]+)(@)"#)
+        .expect("valid regex")
+});
 
 /// `Bearer xxxxx` (a credential-shaped word of 8 or more characters after
 /// it; `Basic` credentials are caught by their header, since "Basic" is
 /// also an English word).
-static BEARER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(Bearer)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)").expect("valid regex"));
+static BEARER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(Bearer)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)").expect("valid regex")
+});
 
 /// JWTs and well-known API key prefixes.
 static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
@@ -169,7 +190,11 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
-fn apply<'a>(text: Cow<'a, str>, re: &Regex, f: impl FnMut(&Captures<'_>) -> String) -> Cow<'a, str> {
+fn apply<'a>(
+    text: Cow<'a, str>,
+    re: &Regex,
+    f: impl FnMut(&Captures<'_>) -> String,
+) -> Cow<'a, str> {
     if !re.is_match(&text) {
         return text;
     }
@@ -203,7 +228,13 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             c[0].to_string()
         }
     });
-    t = apply(t, &COOKIES, |c| VALUE_MEMBER.replace_all(&c[0], |v: &Captures<'_>| format!("{}{}", &v[1], mark_unless_done(&v[2]))).into_owned());
+    t = apply(t, &COOKIES, |c| {
+        VALUE_MEMBER
+            .replace_all(&c[0], |v: &Captures<'_>| {
+                format!("{}{}", &v[1], mark_unless_done(&v[2]))
+            })
+            .into_owned()
+    });
     t = apply(t, &JSON_MEMBER, |c| {
         if is_secret_key(&c[2]) || is_secret_header(&c[2]) {
             format!("{}{}", &c[1], mark_unless_done(&c[3]))
@@ -212,12 +243,22 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         }
     });
     t = apply(t, &JSON_NUMBER, |c| {
-        if is_secret_key(&c[2]) { format!("{}\"{MARK}\"", &c[1]) } else { c[0].to_string() }
+        if is_secret_key(&c[2]) {
+            format!("{}\"{MARK}\"", &c[1])
+        } else {
+            c[0].to_string()
+        }
     });
     t = apply(t, &QUERY_PARAM, |c| {
-        if is_secret_param(&c[2]) { format!("{}{}={}", &c[1], &c[2], mark_unless_done(&c[3])) } else { c[0].to_string() }
+        if is_secret_param(&c[2]) {
+            format!("{}{}={}", &c[1], &c[2], mark_unless_done(&c[3]))
+        } else {
+            c[0].to_string()
+        }
     });
-    t = apply(t, &URL_PASSWORD, |c| format!("{}{}{}", &c[1], mark_unless_done(&c[2]), &c[3]));
+    t = apply(t, &URL_PASSWORD, |c| {
+        format!("{}{}{}", &c[1], mark_unless_done(&c[2]), &c[3])
+    });
     t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
     t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
     t
@@ -265,55 +306,108 @@ mod tests {
 
     #[test]
     fn header_lines() {
-        assert_eq!(r("Authorization: Bearer abc.def-ghi\nAccept: */*"), "Authorization: [REDACTED]\nAccept: */*");
-        assert_eq!(r("cookie: a=1; b=2\r\nSet-Cookie: sid=xyz; HttpOnly"), "cookie: [REDACTED]\r\nSet-Cookie: [REDACTED]");
-        assert_eq!(r("> Proxy-Authorization: Basic dXNlcjpwYXNz"), "> Proxy-Authorization: [REDACTED]");
+        assert_eq!(
+            r("Authorization: Bearer abc.def-ghi\nAccept: */*"),
+            "Authorization: [REDACTED]\nAccept: */*"
+        );
+        assert_eq!(
+            r("cookie: a=1; b=2\r\nSet-Cookie: sid=xyz; HttpOnly"),
+            "cookie: [REDACTED]\r\nSet-Cookie: [REDACTED]"
+        );
+        assert_eq!(
+            r("> Proxy-Authorization: Basic dXNlcjpwYXNz"),
+            "> Proxy-Authorization: [REDACTED]"
+        );
         assert_eq!(r("mcp-session-id: 1234-abcd"), "mcp-session-id: 1234-abcd");
     }
 
     #[test]
     fn har_headers_cookies_and_query() {
         let har = r#"{"name": "Authorization", "value": "Bearer s3cr3tt0ken"}, {"name": "Mcp-Session-Id", "value": "abc-123"}"#;
-        assert_eq!(r(har), r#"{"name": "Authorization", "value": "[REDACTED]"}, {"name": "Mcp-Session-Id", "value": "abc-123"}"#);
+        assert_eq!(
+            r(har),
+            r#"{"name": "Authorization", "value": "[REDACTED]"}, {"name": "Mcp-Session-Id", "value": "abc-123"}"#
+        );
         let q = r#""queryString": [{"name": "token", "value": "zzz"}, {"name": "sessionId", "value": "s1"}]"#;
-        assert_eq!(r(q), r#""queryString": [{"name": "token", "value": "[REDACTED]"}, {"name": "sessionId", "value": "s1"}]"#);
+        assert_eq!(
+            r(q),
+            r#""queryString": [{"name": "token", "value": "[REDACTED]"}, {"name": "sessionId", "value": "s1"}]"#
+        );
         let c = r#""cookies": [{"name": "sid", "value": "abc"}, {"name": "theme", "value": "dark"}], "x": {"value": "keep"}"#;
-        assert_eq!(r(c), r#""cookies": [{"name": "sid", "value": "[REDACTED]"}, {"name": "theme", "value": "[REDACTED]"}], "x": {"value": "keep"}"#);
+        assert_eq!(
+            r(c),
+            r#""cookies": [{"name": "sid", "value": "[REDACTED]"}, {"name": "theme", "value": "[REDACTED]"}], "x": {"value": "keep"}"#
+        );
     }
 
     #[test]
     fn urls() {
-        assert_eq!(r("GET https://h/mcp?sessionId=s1&token=abc123&x=1"), "GET https://h/mcp?sessionId=s1&token=[REDACTED]&x=1");
-        assert_eq!(r("https://h/cb?code=xyz&state=ok"), "https://h/cb?code=[REDACTED]&state=ok");
-        assert_eq!(r("https://h/?api_key=k&sig=s&access_token=t"), "https://h/?api_key=[REDACTED]&sig=[REDACTED]&access_token=[REDACTED]");
-        assert_eq!(r("https://user:hunter2@example.com/x"), "https://user:[REDACTED]@example.com/x");
+        assert_eq!(
+            r("GET https://h/mcp?sessionId=s1&token=abc123&x=1"),
+            "GET https://h/mcp?sessionId=s1&token=[REDACTED]&x=1"
+        );
+        assert_eq!(
+            r("https://h/cb?code=xyz&state=ok"),
+            "https://h/cb?code=[REDACTED]&state=ok"
+        );
+        assert_eq!(
+            r("https://h/?api_key=k&sig=s&access_token=t"),
+            "https://h/?api_key=[REDACTED]&sig=[REDACTED]&access_token=[REDACTED]"
+        );
+        assert_eq!(
+            r("https://user:hunter2@example.com/x"),
+            "https://user:[REDACTED]@example.com/x"
+        );
         assert_eq!(r("https://example.com/a?b=c"), "https://example.com/a?b=c");
     }
 
     #[test]
     fn json_bodies() {
-        assert_eq!(r(r#"{"password":"p@ss","user":"bob"}"#), r#"{"password":"[REDACTED]","user":"bob"}"#);
-        assert_eq!(r(r#"{"apiKey": "k1", "client_secret": "c", "pin_password": 1234}"#), r#"{"apiKey": "[REDACTED]", "client_secret": "[REDACTED]", "pin_password": "[REDACTED]"}"#);
-        assert_eq!(r(r#"{"access_token":"t","progressToken":7,"nextCursor":"n"}"#), r#"{"access_token":"[REDACTED]","progressToken":7,"nextCursor":"n"}"#);
+        assert_eq!(
+            r(r#"{"password":"p@ss","user":"bob"}"#),
+            r#"{"password":"[REDACTED]","user":"bob"}"#
+        );
+        assert_eq!(
+            r(r#"{"apiKey": "k1", "client_secret": "c", "pin_password": 1234}"#),
+            r#"{"apiKey": "[REDACTED]", "client_secret": "[REDACTED]", "pin_password": "[REDACTED]"}"#
+        );
+        assert_eq!(
+            r(r#"{"access_token":"t","progressToken":7,"nextCursor":"n"}"#),
+            r#"{"access_token":"[REDACTED]","progressToken":7,"nextCursor":"n"}"#
+        );
         // A JSON body inside a HAR string.
-        assert_eq!(r(r#""text": "{\"token\":\"abc\",\"id\":1}""#), r#""text": "{\"token\":\"[REDACTED]\",\"id\":1}""#);
+        assert_eq!(
+            r(r#""text": "{\"token\":\"abc\",\"id\":1}""#),
+            r#""text": "{\"token\":\"[REDACTED]\",\"id\":1}""#
+        );
         // A value cut short (evidence excerpt) is still hidden.
         assert_eq!(r(r#"{"secret":"abcdefgh"#), r#"{"secret":"[REDACTED]"#);
     }
 
     #[test]
     fn bearer_jwt_and_prefixes() {
-        assert_eq!(r("sent Bearer abcdefgh12345 to it"), "sent Bearer [REDACTED] to it");
+        assert_eq!(
+            r("sent Bearer abcdefgh12345 to it"),
+            "sent Bearer [REDACTED] to it"
+        );
         assert_eq!(r("Bearer tokens are fine"), "Bearer tokens are fine");
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig-nature_x";
         assert_eq!(r(&format!("x {jwt} y")), "x [REDACTED] y");
-        assert_eq!(r("key sk-ant-REDACTEDREDACTED0123 here"), "key [REDACTED] here");
+        assert_eq!(
+            r("key sk-ant-REDACTEDREDACTED0123 here"),
+            "key [REDACTED] here"
+        );
         assert_eq!(r("AKIAABCDEFGHIJKLMNOP"), "[REDACTED]");
     }
 
     #[test]
     fn leaves_ordinary_text_alone() {
-        for s in ["id 9 is still pending", "tools/call", "fb0b5df5-3256-4083-a965-a3c9625f5b7c", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#] {
+        for s in [
+            "id 9 is still pending",
+            "tools/call",
+            "fb0b5df5-3256-4083-a965-a3c9625f5b7c",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        ] {
             assert!(matches!(redact(s), Cow::Borrowed(_)), "{s}");
         }
     }

@@ -7,7 +7,8 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 fn is_hostile(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Escapes control and bidi characters of an untrusted string
@@ -30,7 +31,11 @@ pub fn sanitize(s: &str, max: usize) -> String {
 
 /// [`sanitize`] without a length limit; borrows when nothing needs escaping.
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    if s.chars().any(is_hostile) { Cow::Owned(sanitize(s, usize::MAX)) } else { Cow::Borrowed(s) }
+    if s.chars().any(is_hostile) {
+        Cow::Owned(sanitize(s, usize::MAX))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 #[cfg(test)]
@@ -39,7 +44,10 @@ mod tests {
 
     #[test]
     fn escapes_and_cuts() {
-        assert_eq!(sanitize("a\x1b[31mb\u{202e}", 100), "a\\u{1b}[31mb\\u{202e}");
+        assert_eq!(
+            sanitize("a\x1b[31mb\u{202e}", 100),
+            "a\\u{1b}[31mb\\u{202e}"
+        );
         assert_eq!(sanitize("abcdef", 3), "abc…");
         assert!(matches!(escape_controls("plain"), Cow::Borrowed("plain")));
         assert_eq!(escape_controls("x\x07"), "x\\u{7}");

@@ -11,7 +11,11 @@ use crate::analyze::{Finding, FindingKind, Quantiles, Severity};
 pub use super::sanitize::sanitize;
 
 fn paint(s: &str, code: &str, color: bool) -> String {
-    if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    if color {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
 }
 
 fn sev(s: Severity, color: bool) -> String {
@@ -25,7 +29,10 @@ fn sev(s: Severity, color: bool) -> String {
 
 fn lat(q: &Option<Quantiles>) -> String {
     match q {
-        Some(q) => format!("latency p50 {:.1} ms, p90 {:.1}, p99 {:.1}, max {:.1} ({} pairs)", q.p50, q.p90, q.p99, q.max, q.count),
+        Some(q) => format!(
+            "latency p50 {:.1} ms, p90 {:.1}, p99 {:.1}, max {:.1} ({} pairs)",
+            q.p50, q.p90, q.p99, q.max, q.count
+        ),
         None => "latency unknown (no timed pairs)".into(),
     }
 }
@@ -35,7 +42,11 @@ pub const WIDTH: usize = 80;
 
 /// Whether to colour stdout: on a TTY only, not when `NO_COLOR` is set to
 /// a non-empty value (no-color.org), not on `TERM=dumb`.
-pub fn use_color(is_tty: bool, no_color: Option<&std::ffi::OsStr>, term: Option<&std::ffi::OsStr>) -> bool {
+pub fn use_color(
+    is_tty: bool,
+    no_color: Option<&std::ffi::OsStr>,
+    term: Option<&std::ffi::OsStr>,
+) -> bool {
     is_tty && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
 }
 
@@ -138,22 +149,72 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
     wrap(&mut o, "  ", "    ", &lat(&a.latency));
     for (i, input) in r.inputs.iter().enumerate() {
         let first = format!("  input {}: ", i + 1);
-        wrap(&mut o, &first, "    ", &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()));
-        wrap(&mut o, "    ", "    ", &format!("{} {}, {} session(s), {} bytes", input.format, input.dialect, input.sessions, input.bytes));
+        wrap(
+            &mut o,
+            &first,
+            "    ",
+            &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()),
+        );
+        wrap(
+            &mut o,
+            "    ",
+            "    ",
+            &format!(
+                "{} {}, {} session(s), {} bytes",
+                input.format, input.dialect, input.sessions, input.bytes
+            ),
+        );
         for e in &input.errors {
-            wrap(&mut o, &format!("    {} ", paint("problem:", "31", color)), "      ", &sanitize(e, 300));
+            wrap(
+                &mut o,
+                &format!("    {} ", paint("problem:", "31", color)),
+                "      ",
+                &sanitize(e, 300),
+            );
         }
     }
     for s in &r.sessions {
         let _ = writeln!(o);
         let first = format!("{} ", paint("session", "1", color));
-        wrap(&mut o, &first, "  ", &cut_middle(&sanitize(&s.name, 200), WIDTH - 8));
-        wrap(&mut o, "  file ", "    ", &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7));
-        let server = s.server.as_ref().map(|x| format!("server {} {}", sanitize(&x.name, 60), sanitize(&x.version, 30))).unwrap_or_else(|| "server unknown".into());
-        let rev = s.revision.as_deref().map(|v| format!("revision {}", sanitize(v, 30))).unwrap_or_else(|| "revision unknown".into());
+        wrap(
+            &mut o,
+            &first,
+            "  ",
+            &cut_middle(&sanitize(&s.name, 200), WIDTH - 8),
+        );
+        wrap(
+            &mut o,
+            "  file ",
+            "    ",
+            &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7),
+        );
+        let server = s
+            .server
+            .as_ref()
+            .map(|x| {
+                format!(
+                    "server {} {}",
+                    sanitize(&x.name, 60),
+                    sanitize(&x.version, 30)
+                )
+            })
+            .unwrap_or_else(|| "server unknown".into());
+        let rev = s
+            .revision
+            .as_deref()
+            .map(|v| format!("revision {}", sanitize(v, 30)))
+            .unwrap_or_else(|| "revision unknown".into());
         wrap(&mut o, "  ", "    ", &format!("{server}; {rev}"));
         let st = s.totals;
-        wrap(&mut o, "  ", "    ", &format!("{} requests, {} notifications, {} responses, {} batches, {} paired", st.requests, st.notifications, st.responses, st.batches, st.pairs));
+        wrap(
+            &mut o,
+            "  ",
+            "    ",
+            &format!(
+                "{} requests, {} notifications, {} responses, {} batches, {} paired",
+                st.requests, st.notifications, st.responses, st.batches, st.pairs
+            ),
+        );
         wrap(&mut o, "  ", "    ", &lat(&s.latency_ms));
         let m = &s.metrics;
         if m.size.count > 0 {
@@ -176,7 +237,10 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         }
         let p = &s.progress;
         if p.linked + p.unlinked > 0 {
-            let silence = p.longest_silence_ms.map(|g| format!(", longest silence {g:.1} ms")).unwrap_or_default();
+            let silence = p
+                .longest_silence_ms
+                .map(|g| format!(", longest silence {g:.1} ms"))
+                .unwrap_or_default();
             wrap(
                 &mut o,
                 "  ",
@@ -187,7 +251,11 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
                 ),
             );
         }
-        let mine: Vec<&Finding> = a.findings.iter().filter(|f| f.session == s.name && f.input == s.input).collect();
+        let mine: Vec<&Finding> = a
+            .findings
+            .iter()
+            .filter(|f| f.session == s.name && f.input == s.input)
+            .collect();
         if mine.is_empty() {
             let _ = writeln!(o, "  no findings");
         }
@@ -197,19 +265,54 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         for k in kinds {
             let of: Vec<&&Finding> = mine.iter().filter(|f| f.kind == k).collect();
             let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
-            let more = if of.len() > 4 { format!(", +{} more", of.len() - 4) } else { String::new() };
+            let more = if of.len() > 4 {
+                format!(", +{} more", of.len() - 4)
+            } else {
+                String::new()
+            };
             let first = format!("  {} ", sev(k.severity(), color));
-            wrap(&mut o, &first, "            ", &format!("{} ×{} at {}{}", k.name(), of.len(), places.join(", "), more));
+            wrap(
+                &mut o,
+                &first,
+                "            ",
+                &format!(
+                    "{} ×{} at {}{}",
+                    k.name(),
+                    of.len(),
+                    places.join(", "),
+                    more
+                ),
+            );
             let f = of[0];
-            wrap(&mut o, "          ", "            ", &format!("id {}: {}", sanitize(&f.id.to_json().to_string(), 80), sanitize(&f.detail, 300)));
+            wrap(
+                &mut o,
+                "          ",
+                "            ",
+                &format!(
+                    "id {}: {}",
+                    sanitize(&f.id.to_json().to_string(), 80),
+                    sanitize(&f.detail, 300)
+                ),
+            );
         }
         for h in &s.hints {
-            wrap(&mut o, &format!("  {} ", paint("hint:", "35", color)), "        ", h);
+            wrap(
+                &mut o,
+                &format!("  {} ", paint("hint:", "35", color)),
+                "        ",
+                h,
+            );
         }
     }
     let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
     let _ = writeln!(o);
-    let _ = writeln!(o, "{} error(s), {} warning(s), {} info", count(Severity::Error), count(Severity::Warning), count(Severity::Info));
+    let _ = writeln!(
+        o,
+        "{} error(s), {} warning(s), {} info",
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info)
+    );
     o
 }
 
@@ -228,7 +331,10 @@ mod tests {
         assert!(use_color(true, None, Some(OsStr::new("xterm"))));
         assert!(!use_color(false, None, None));
         assert!(!use_color(true, Some(OsStr::new("1")), None));
-        assert!(use_color(true, Some(OsStr::new("")), None), "an empty NO_COLOR does not count (no-color.org)");
+        assert!(
+            use_color(true, Some(OsStr::new("")), None),
+            "an empty NO_COLOR does not count (no-color.org)"
+        );
         assert!(!use_color(true, None, Some(OsStr::new("dumb"))));
     }
 

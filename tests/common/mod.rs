@@ -23,12 +23,18 @@ pub fn tool(name: &str) -> PathBuf {
 
 /// Runs `mcp-audit ARGS`.
 pub fn mcp_audit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-audit")).arg("analyze").args(args).output().expect("run mcp-audit")
+    Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .arg("analyze")
+        .args(args)
+        .output()
+        .expect("run mcp-audit")
 }
 
 /// A fresh output directory under the target dir.
 pub fn out_dir(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("out").join(name);
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("out")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("mkdir");
     d
@@ -38,8 +44,18 @@ pub fn out_dir(name: &str) -> PathBuf {
 /// against `expected`; panics with the script's table on a mismatch.
 pub fn check_case(input: &Path, expected: &Path, name: &str) {
     let out = out_dir(name);
-    let o = mcp_audit(&[input.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
-    assert!(matches!(o.status.code(), Some(0) | Some(1)), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    let o = mcp_audit(&[
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
     let c = Command::new("python3")
         .arg(tool("check_case.py"))
         .arg(expected)
