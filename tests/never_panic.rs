@@ -19,20 +19,7 @@ use mcp_audit::report::{InputInfo, Report, file_id, json, terminal};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const DIALECTS: [Dialect; 12] = [
-    Dialect::Tagged,
-    Dialect::Claude,
-    Dialect::VsCode,
-    Dialect::Bracketed,
-    Dialect::Lsp,
-    Dialect::TwoLine,
-    Dialect::Supergateway,
-    Dialect::Inspect,
-    Dialect::Arrow,
-    Dialect::Envelope,
-    Dialect::Bare,
-    Dialect::Pair,
-];
+const DIALECTS: [Dialect; 12] = Dialect::ALL;
 
 /// Every parser on `text`, then the whole pipeline over all their results
 /// at once (one input each, as the CLI numbers them).

@@ -5,20 +5,7 @@ use libfuzzer_sys::fuzz_target;
 use mcp_audit::ingest::detect::Dialect;
 use mcp_audit::ingest::{Format, Input, parse};
 
-const DIALECTS: [Dialect; 12] = [
-    Dialect::Tagged,
-    Dialect::Claude,
-    Dialect::VsCode,
-    Dialect::Bracketed,
-    Dialect::Lsp,
-    Dialect::TwoLine,
-    Dialect::Supergateway,
-    Dialect::Inspect,
-    Dialect::Arrow,
-    Dialect::Envelope,
-    Dialect::Bare,
-    Dialect::Pair,
-];
+const DIALECTS: [Dialect; 12] = Dialect::ALL;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

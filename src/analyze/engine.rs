@@ -588,20 +588,13 @@ impl Walker<'_> {
                         if let Some(n) = self.spaces[dir_index(d)].live.get_mut(&valid) {
                             *n = n.saturating_sub(1);
                         }
-                        let q = self.out.requests[r].clone();
-                        self.out.findings.push(Finding {
-                            kind: K::CancelledRequest,
-                            session: self.out.name.clone(),
-                            direction: Some(d),
-                            id: FindingId::One(q.id.clone()),
-                            alt_ids: vec![],
-                            method: q.method.clone(),
-                            input: self.out.input,
-                            file: q.file,
-                            location: q.loc,
-                            evidence: q.evidence,
-                            detail: format!("the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault", q.method.as_deref().unwrap_or("the request")),
-                        });
+                        let q = &self.out.requests[r];
+                        let detail = format!(
+                            "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
+                            q.method.as_deref().unwrap_or("the request")
+                        );
+                        let f = q.finding(K::CancelledRequest, &self.out.name, detail);
+                        self.out.findings.push(f);
                     }
                 }
             }

@@ -62,6 +62,22 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect, in table 8.2 row order (the per-direction pair last).
+    pub const ALL: [Dialect; 12] = [
+        Dialect::Tagged,
+        Dialect::Claude,
+        Dialect::VsCode,
+        Dialect::Bracketed,
+        Dialect::Lsp,
+        Dialect::TwoLine,
+        Dialect::Supergateway,
+        Dialect::Inspect,
+        Dialect::Arrow,
+        Dialect::Envelope,
+        Dialect::Bare,
+        Dialect::Pair,
+    ];
+
     /// The short name written to `Parsed.dialect`.
     pub fn name(self) -> &'static str {
         match self {
@@ -697,20 +713,7 @@ mod tests {
                 name: "x",
                 text: t,
             };
-            for d in [
-                Dialect::Tagged,
-                Dialect::Claude,
-                Dialect::VsCode,
-                Dialect::Bracketed,
-                Dialect::Lsp,
-                Dialect::TwoLine,
-                Dialect::Supergateway,
-                Dialect::Inspect,
-                Dialect::Arrow,
-                Dialect::Envelope,
-                Dialect::Bare,
-                Dialect::Pair,
-            ] {
+            for d in Dialect::ALL {
                 let _ = parse_lines(input, d);
             }
             let _ = (f, unknown_message(input));
