@@ -200,39 +200,11 @@ fn stream_lines(
     let mut fatal = false;
     let mut ready = Vec::new();
     let per_round = rayon::current_num_threads().max(1) * 2;
-    'read: loop {
-        let mut blocks = Vec::with_capacity(per_round);
-        while blocks.len() < per_round {
-            match reader.next_block(block_bytes.max(1), safe) {
-                Ok(Some(b)) => blocks.push(b),
-                Ok(None) => break,
-                Err(e) => {
-                    errors.push(e.to_string());
-                    fatal = true;
-                    if blocks.is_empty() {
-                        break 'read;
-                    }
-                    break;
-                }
-            }
-        }
-        if blocks.is_empty() {
-            break;
-        }
-        let parsed: Vec<Parsed> = blocks
-            .par_iter()
-            .map(|b| {
-                ingest::chunk::parse_block(
-                    file_index,
-                    &display,
-                    &b.text,
-                    b.first_line,
-                    b.offset,
-                    dialect,
-                )
-            })
-            .collect();
-        drop(blocks);
+    // Records of a round go, in file order, through session splitting, line
+    // order and the walkers; that sequential part runs while the next
+    // round's blocks are parsed (a two-stage pipeline: the walk of round k
+    // overlaps the parse of round k + 1; order, hence output, unchanged).
+    let mut walk = |parsed: Vec<Parsed>| {
         for p in parsed {
             errors.extend(p.errors);
             other_lines += p.other_lines;
@@ -256,10 +228,62 @@ fn stream_lines(
                 }
             }
         }
+    };
+    let mut read_errors = Vec::new();
+    let mut walked: Option<Vec<Parsed>> = None;
+    'read: loop {
+        let mut blocks = Vec::with_capacity(per_round);
+        while blocks.len() < per_round {
+            match reader.next_block(block_bytes.max(1), safe) {
+                Ok(Some(b)) => blocks.push(b),
+                Ok(None) => break,
+                Err(e) => {
+                    read_errors.push(e.to_string());
+                    fatal = true;
+                    if blocks.is_empty() {
+                        break 'read;
+                    }
+                    break;
+                }
+            }
+        }
+        if blocks.is_empty() {
+            break;
+        }
+        let previous = walked.take();
+        let (parsed, ()) = rayon::join(
+            || {
+                blocks
+                    .par_iter()
+                    .map(|b| {
+                        ingest::chunk::parse_block(
+                            file_index,
+                            &display,
+                            &b.text,
+                            b.first_line,
+                            b.offset,
+                            dialect,
+                        )
+                    })
+                    .collect::<Vec<Parsed>>()
+            },
+            || {
+                if let Some(p) = previous {
+                    walk(p);
+                }
+            },
+        );
+        drop(blocks);
+        walked = Some(parsed);
         if fatal {
             break;
         }
     }
+    if let Some(p) = walked.take() {
+        walk(p);
+    }
+    drop(walk);
+    errors.extend(read_errors);
     let mut results = Vec::new();
     for (mut order, mut walker) in states.into_iter().flatten() {
         order.finish(&mut ready);

@@ -1297,32 +1297,164 @@ pub struct Excerpt {
 /// each `(offset, len)` byte range of its decoded text (the ranges of
 /// `Finding::evidence`), each cut to at most `max` bytes; `None` for a
 /// range that no longer lies in the file (it changed since the run read it).
+///
+/// Memory (issue 5): a plain file is streamed once in [`EVIDENCE_CHUNK`]
+/// pieces and only the wanted ranges are kept, so a 1 GB log costs the
+/// excerpts, not the file. A compressed file, or one that is not valid
+/// UTF-8 (its decoded offsets follow U+FFFD replacement), is decoded whole
+/// as [`read`] does, bounded like the run's own read.
 pub fn evidence(
     path: &Path,
     ranges: &[(u64, u32)],
     max: usize,
 ) -> Result<Vec<Option<Excerpt>>, SourceError> {
+    if let Some(got) = evidence_streamed(path, ranges, max)? {
+        return Ok(got);
+    }
     let f = read(path)?;
-    let text = f.text.as_str();
-    Ok(ranges
+    Ok(excerpts(f.text.as_bytes(), ranges, max))
+}
+
+/// Bytes read at a time when [`evidence`] streams a plain file.
+pub const EVIDENCE_CHUNK: usize = 1 << 20;
+
+/// [`evidence`] over a plain UTF-8 file in one streamed pass; `Ok(None)`
+/// when the file must be decoded whole instead (compressed, invalid UTF-8,
+/// a NUL byte).
+fn evidence_streamed(
+    path: &Path,
+    ranges: &[(u64, u32)],
+    max: usize,
+) -> Result<Option<Vec<Option<Excerpt>>>, SourceError> {
+    use std::io::Read;
+    let display = path.display().to_string();
+    let mut file =
+        std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+    let unreadable = |e| SourceError::Unreadable(display.clone(), e);
+    // Wanted text ranges [start, stop) (stop cut at `max`), by start.
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| ranges[i].0);
+    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
+    let want = |i: usize| {
+        let (off, len) = ranges[i];
+        (off, off.saturating_add(u64::from(len).min(max as u64 + 3)))
+    };
+    let mut buf = vec![0u8; EVIDENCE_CHUNK];
+    let mut fill = 0usize; // bytes in `buf` (a carried partial character first)
+    let mut text_pos = 0u64; // text offset of buf[0]
+    let mut first = true;
+    let mut next = 0usize; // first range in `order` not finished
+    loop {
+        let n = file.read(&mut buf[fill..]).map_err(unreadable)?;
+        let eof = n == 0;
+        fill += n;
+        let mut start = 0;
+        if first && (fill >= 4 || eof) {
+            if Compression::sniff(&buf[..fill]).is_some() {
+                return Ok(None);
+            }
+            if buf[..fill].starts_with(b"\xEF\xBB\xBF") {
+                start = 3; // read() drops the BOM: offsets start after it
+            }
+            first = false;
+        } else if first {
+            continue;
+        }
+        let chunk = &buf[start..fill];
+        if memchr::memchr(0, chunk).is_some() {
+            return Ok(None);
+        }
+        let valid = match std::str::from_utf8(chunk) {
+            Ok(_) => chunk.len(),
+            Err(e) if e.error_len().is_none() && !eof => e.valid_up_to(),
+            Err(_) => return Ok(None),
+        };
+        let (lo, hi) = (text_pos, text_pos + valid as u64);
+        // Copy the part of each range that lies in [lo, hi).
+        let mut i = next;
+        while i < order.len() {
+            let r = order[i];
+            let (a, b) = want(r);
+            if a >= hi {
+                break;
+            }
+            if b > lo {
+                let from = a.max(lo) - lo;
+                let to = b.min(hi) - lo;
+                parts[r].extend_from_slice(&chunk[from as usize..to as usize]);
+            }
+            i += 1;
+        }
+        while next < order.len() && want(order[next]).1 <= hi {
+            next += 1;
+        }
+        text_pos = hi;
+        if eof {
+            break;
+        }
+        // Keep an incomplete character for the next read.
+        let rest = fill - (start + valid);
+        buf.copy_within(start + valid..fill, 0);
+        fill = rest;
+    }
+    let total = text_pos;
+    Ok(Some(
+        ranges
+            .iter()
+            .enumerate()
+            .map(|(i, &(off, len))| {
+                let end = off.checked_add(u64::from(len))?;
+                if end > total {
+                    return None;
+                }
+                excerpt(&parts[i], len, max)
+            })
+            .collect(),
+    ))
+}
+
+/// The excerpts of `ranges` in `text` (whole decoded text from offset 0).
+fn excerpts(text: &[u8], ranges: &[(u64, u32)], max: usize) -> Vec<Option<Excerpt>> {
+    ranges
         .iter()
         .map(|&(off, len)| {
             let start = usize::try_from(off).ok()?;
             let end = start.checked_add(len as usize)?;
-            if end > text.len() || !text.is_char_boundary(start) {
+            if end > text.len() {
                 return None;
             }
-            let mut stop = end.min(start.saturating_add(max));
-            while !text.is_char_boundary(stop) {
-                stop -= 1;
-            }
-            Some(Excerpt {
-                text: text[start..stop].to_string(),
-                len: u64::from(len),
-                cut: stop < end,
-            })
+            let stop = end.min(start.saturating_add(max).saturating_add(3));
+            excerpt(&text[start..stop], len, max)
         })
-        .collect())
+        .collect()
+}
+
+/// One excerpt from the bytes at a range's start (at least `max` + 3 of
+/// them, or the whole range): `None` when the range does not start on a
+/// character boundary; cut at `max` bytes on a character boundary.
+fn excerpt(bytes: &[u8], len: u32, max: usize) -> Option<Excerpt> {
+    if bytes.first().is_some_and(|&b| (0x80..0xC0).contains(&b)) {
+        return None;
+    }
+    let end = len as usize;
+    let mut stop = end.min(max).min(bytes.len());
+    while stop > 0 && stop < bytes.len() && (0x80..0xC0).contains(&bytes[stop]) {
+        stop -= 1;
+    }
+    // A range that itself ends inside a character loses that character.
+    let text = match std::str::from_utf8(&bytes[..stop]) {
+        Ok(t) => t,
+        Err(e) if e.error_len().is_none() => {
+            stop = e.valid_up_to();
+            std::str::from_utf8(&bytes[..stop]).ok()?
+        }
+        Err(_) => return None,
+    };
+    Some(Excerpt {
+        text: text.to_string(),
+        len: u64::from(len),
+        cut: stop < end,
+    })
 }
 
 #[cfg(test)]
@@ -1903,5 +2035,50 @@ mod tests {
         );
         assert_eq!(v[2].as_ref().map(|e| e.text.as_str()), Some("abc"));
         assert_eq!(v[3], None);
+    }
+
+    /// The streamed pass gives exactly what decoding the whole file gives,
+    /// for ranges across chunk edges and characters cut by a chunk edge.
+    #[test]
+    fn streamed_evidence_equals_whole_file_evidence() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("big.log");
+        // 3 MiB of lines with 2- and 3-byte characters, so chunk edges fall
+        // inside characters.
+        let mut text = String::from("\u{feff}");
+        let mut i = 0u64;
+        while text.len() < 3 * EVIDENCE_CHUNK {
+            text.push_str(&format!("{{\"n\":{i},\"t\":\"é€ {i}\"}}\n"));
+            i += 1;
+        }
+        std::fs::write(&p, &text).unwrap();
+        let body = &text[3..];
+        let mut ranges = vec![
+            (0u64, 10u32),
+            (body.len() as u64 - 5, 5),
+            (body.len() as u64, 1),
+        ];
+        for k in 1..3u64 {
+            let edge = k * EVIDENCE_CHUNK as u64 - 3;
+            for back in 0..6 {
+                ranges.push((edge - back, 40));
+                ranges.push((edge - back, 70_000));
+            }
+        }
+        let streamed = evidence_streamed(&p, &ranges, 64 * 1024).unwrap().unwrap();
+        let whole = excerpts(body.as_bytes(), &ranges, 64 * 1024);
+        assert_eq!(streamed, whole);
+        assert!(streamed.iter().filter(|e| e.is_some()).count() > 10);
+        assert_eq!(streamed[2], None, "past the end");
+        // Invalid UTF-8 and compressed files are decoded whole instead.
+        std::fs::write(&p, b"ab\xffcd\n").unwrap();
+        assert!(evidence_streamed(&p, &ranges, 10).unwrap().is_none());
+        assert_eq!(
+            evidence(&p, &[(2, 4)], 10).unwrap()[0]
+                .as_ref()
+                .map(|e| e.text.as_str()),
+            Some("\u{fffd}c"),
+            "offsets are those of the decoded text"
+        );
     }
 }

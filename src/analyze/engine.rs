@@ -14,12 +14,11 @@ use crate::record::{
 /// One request (either direction): a `pairs.csv` row in the making.
 #[derive(Debug, Clone)]
 pub struct Req {
-    /// The id as written.
+    /// The id as written (valid when [`Id::is_valid`]; rows are kept for
+    /// every request of a run, so the strict key is not stored beside it).
     pub id: Id,
-    /// Strict key when valid.
-    pub valid: Option<ValidId>,
-    /// Method.
-    pub method: Option<String>,
+    /// Method, shared by every request of the session with that method.
+    pub method: Option<std::sync::Arc<str>>,
     /// Requester direction.
     pub direction: Direction,
     /// Request time, µs.
@@ -29,9 +28,9 @@ pub struct Req {
     /// Latency, µs, when known (rule 10).
     pub latency: Option<Micros>,
     /// Batch index in the session and 0-based position among its requests.
-    pub batch: Option<(usize, usize)>,
+    pub batch: Option<(u32, u32)>,
     /// Position of its response among the batch's paired responses.
-    pub response_position: Option<usize>,
+    pub response_position: Option<u32>,
     /// Cancelled by its requester.
     pub cancelled: bool,
     /// Answered.
@@ -48,33 +47,37 @@ pub struct Req {
     pub loc: crate::record::Location,
     /// Evidence.
     pub evidence: (u64, u32),
-    /// Input index.
-    pub input: usize,
     /// File id of the request's frame (`Provenance::file`).
     pub file: u32,
+}
+
+/// Progress of one request that named a `_meta.progressToken`
+/// (FORMATS.md §3.5), kept beside the rows: few requests ask for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
     /// `notifications/progress` linked to it by its `progressToken`.
-    pub progress: u32,
+    pub notifications: u32,
     /// Of those, how many came after its response (FORMATS.md §3.5:
     /// progress must stop at completion, tasks excepted).
-    pub progress_after_response: u32,
+    pub after_response: u32,
     /// Longest silence between its request, its progress notifications and
     /// its response (µs), where times are known.
     pub longest_silence: Option<Micros>,
     /// Time of the last progress notification (or the request).
-    last_progress: Option<Micros>,
+    last: Option<Micros>,
 }
 
 impl Req {
     /// A finding pointing at this request (its place, id and method).
-    pub fn finding(&self, kind: K, session: &str, detail: String) -> Finding {
+    pub fn finding(&self, kind: K, session: &str, input: usize, detail: String) -> Finding {
         Finding {
             kind,
             session: session.to_string(),
             direction: Some(self.direction),
             id: FindingId::One(self.id.clone()),
             alt_ids: vec![],
-            method: self.method.clone(),
-            input: self.input,
+            method: self.method.as_deref().map(str::to_string),
+            input,
             file: self.file,
             location: self.loc,
             evidence: self.evidence,
@@ -84,7 +87,7 @@ impl Req {
 
     /// Its `pairs.csv` status.
     pub fn status(&self) -> PairStatus {
-        if self.valid.is_none() {
+        if !self.id.is_valid() {
             PairStatus::Invalid
         } else if self.cancelled {
             PairStatus::Cancelled
@@ -97,12 +100,9 @@ impl Req {
         }
     }
 
-    /// A request with id `id` and nothing else known (unit tests of other
-    /// modules; `last_progress` is private).
-    #[cfg(test)]
-    pub(crate) fn for_tests(id: Id, direction: Direction) -> Req {
+    /// A request with id `id` sent in `direction`, nothing else known yet.
+    pub fn new(id: Id, direction: Direction) -> Req {
         Req {
-            valid: id.valid(),
             id,
             method: None,
             direction,
@@ -119,12 +119,7 @@ impl Req {
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
-            input: 0,
             file: 0,
-            progress: 0,
-            progress_after_response: 0,
-            longest_silence: None,
-            last_progress: None,
         }
     }
 }
@@ -175,12 +170,50 @@ struct Space {
     /// Loose key → unanswered requests (cancelled included), oldest first.
     pending: HashMap<LooseKey, VecDeque<usize>>,
     /// Strict id → pending requests with it that are not cancelled (keeps
-    /// the `duplicate_id` test O(1) when a client repeats one id).
+    /// the `duplicate_id` test O(1) when a client repeats one id); an id
+    /// leaves when its count falls to 0.
     live: HashMap<ValidId, usize>,
-    /// Every valid id requested so far.
-    ever: HashSet<ValidId>,
     /// Loose key → last answered request.
     answered: HashMap<LooseKey, usize>,
+    /// Ids requested so far that neither `live` nor `answered` shows:
+    /// cancelled requests' ids, and answered ids whose loose key a later
+    /// answer with another strict id took over (`1`, then `"1"`). With
+    /// `live` and `answered` they tell every id requested so far (the
+    /// `id_reused` test) without a set of all ids: rows are what grows.
+    other_ids: HashSet<ValidId>,
+}
+
+impl Space {
+    /// Whether a request with this valid id was sent before in this space.
+    fn ever(&self, valid: &ValidId, id: &Id, lk: &LooseKey, requests: &[Req]) -> bool {
+        self.live.contains_key(valid)
+            || self
+                .answered
+                .get(lk)
+                .is_some_and(|&r| requests[r].id.strict_eq(id))
+            || self.other_ids.contains(valid)
+    }
+
+    /// One pending, not cancelled request with this id fewer.
+    fn release(&mut self, valid: &ValidId) {
+        if let Some(n) = self.live.get_mut(valid) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.live.remove(valid);
+            }
+        }
+    }
+
+    /// Records `ri` as the last answered request of its loose key.
+    fn answer(&mut self, lk: LooseKey, ri: usize, requests: &[Req]) {
+        if let Some(old) = self.answered.insert(lk, ri) {
+            if !requests[old].id.strict_eq(&requests[ri].id) {
+                if let Some(v) = requests[old].id.valid() {
+                    self.other_ids.insert(v);
+                }
+            }
+        }
+    }
 }
 
 /// What one session produced.
@@ -190,8 +223,11 @@ pub struct SessionResult {
     pub name: String,
     /// Input index.
     pub input: usize,
-    /// Findings (slow tails outside batches are added later).
+    /// Findings (slow tails outside batches are added later); empty after
+    /// [`super::finalize`], which moves them to `Analysis::findings`.
     pub findings: Vec<Finding>,
+    /// Findings per kind, set by [`super::finalize`].
+    pub kind_counts: std::collections::BTreeMap<K, u64>,
     /// Requests in order of arrival.
     pub requests: Vec<Req>,
     /// Batches.
@@ -204,6 +240,9 @@ pub struct SessionResult {
     pub server: Option<(String, String)>,
     /// Progress notifications linked to no request by their token.
     pub unlinked_progress: u64,
+    /// Request index → its progress, for requests that named a
+    /// `_meta.progressToken`.
+    pub progress: HashMap<usize, Progress>,
 }
 
 /// The per-session state machine: frames go in in causal order
@@ -222,6 +261,8 @@ pub struct Walker<'c> {
     progress_tokens: HashMap<(Direction, Id), usize>,
     /// SSE events seen, to drop replays after a reconnect (FORMATS.md §2.3).
     seen_events: HashSet<crate::record::SseEventId>,
+    /// Method names seen, shared by the rows that carry them.
+    methods: HashSet<std::sync::Arc<str>>,
 }
 
 fn dir_index(d: Direction) -> usize {
@@ -260,6 +301,7 @@ impl<'c> Walker<'c> {
             entry_batch: HashMap::new(),
             progress_tokens: HashMap::new(),
             seen_events: HashSet::new(),
+            methods: HashSet::new(),
         }
     }
 
@@ -575,25 +617,27 @@ impl Walker<'_> {
             }
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
                 if let Some(valid) = m.cancel_id.as_ref().and_then(Id::valid) {
+                    let valid_id = m.cancel_id.as_ref().expect("valid above");
                     let lk = valid.loose();
                     let sp = &self.spaces[dir_index(d)];
                     let hit = sp.pending.get(&lk).and_then(|l| {
                         l.iter().copied().find(|&r| {
                             let q = &self.out.requests[r];
-                            q.valid.as_ref() == Some(&valid) && !q.cancelled
+                            q.id.strict_eq(&valid_id) && !q.cancelled
                         })
                     });
                     if let Some(r) = hit {
                         self.out.requests[r].cancelled = true;
-                        if let Some(n) = self.spaces[dir_index(d)].live.get_mut(&valid) {
-                            *n = n.saturating_sub(1);
-                        }
+                        let sp = &mut self.spaces[dir_index(d)];
+                        sp.release(&valid);
+                        sp.other_ids.insert(valid);
                         let q = &self.out.requests[r];
                         let detail = format!(
                             "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
                             q.method.as_deref().unwrap_or("the request")
                         );
-                        let f = q.finding(K::CancelledRequest, &self.out.name, detail);
+                        let f =
+                            q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
                         self.out.findings.push(f);
                     }
                 }
@@ -632,6 +676,22 @@ impl Walker<'_> {
         }
         let valid = m.id.valid();
         let ri = self.out.requests.len();
+        let shared = m
+            .method
+            .as_deref()
+            .map(|name| match self.methods.get(name) {
+                Some(a) => a.clone(),
+                None => {
+                    let a: std::sync::Arc<str> = name.into();
+                    self.methods.insert(a.clone());
+                    a
+                }
+            });
+        // Rows live until the run ends: grow by a quarter, not by doubling.
+        let rows = &mut self.out.requests;
+        if rows.len() == rows.capacity() {
+            rows.reserve_exact((rows.len() / 4).max(8));
+        }
         // The stream that should carry its response: the POST's own SSE body,
         // a POST that got nothing (status 0), or the legacy GET stream.
         let on_stream = f
@@ -639,38 +699,30 @@ impl Walker<'_> {
             .as_ref()
             .is_some_and(|h| h.is_request_body && (h.stream || h.status == 0 || h.legacy));
         self.out.requests.push(Req {
-            id: m.id.clone(),
-            valid: valid.clone(),
-            method: method.clone(),
-            direction: d,
+            method: shared,
             ts: f.ts,
-            response_ts: None,
-            latency: None,
-            batch: None,
-            response_position: None,
-            cancelled: false,
-            answered: false,
-            duplicate: false,
-            late: false,
             on_stream,
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
-            input: self.out.input,
             file: f.prov.file,
-            progress: 0,
-            progress_after_response: 0,
-            longest_silence: None,
-            last_progress: f.ts,
+            ..Req::new(m.id.clone(), d)
         });
         if let Some(tok) = &m.progress_token {
             self.progress_tokens.insert((d, tok.clone()), ri);
+            self.out.progress.insert(
+                ri,
+                Progress {
+                    last: f.ts,
+                    ..Default::default()
+                },
+            );
         }
         if let Some(b) = batch {
             if valid.is_some() {
                 let pos = self.out.batches[b].reqs.len();
                 self.out.batches[b].reqs.push(ri);
-                self.out.requests[ri].batch = Some((b, pos));
+                self.out.requests[ri].batch = Some((b as u32, pos as u32));
             }
         }
         let Some(valid) = valid else { return };
@@ -693,7 +745,7 @@ impl Walker<'_> {
                     m.id.json_text()
                 ),
             );
-        } else if sp.ever.contains(&valid) && self.reuse_forbidden() {
+        } else if self.reuse_forbidden() && sp.ever(&valid, &m.id, &lk, &self.out.requests) {
             self.find(
                 K::IdReused,
                 f,
@@ -707,8 +759,7 @@ impl Walker<'_> {
             );
         }
         let sp = &mut self.spaces[dir_index(d)];
-        *sp.live.entry(valid.clone()).or_default() += 1;
-        sp.ever.insert(valid);
+        *sp.live.entry(valid).or_default() += 1;
         sp.pending.entry(lk).or_default().push_back(ri);
     }
 
@@ -723,18 +774,19 @@ impl Walker<'_> {
             self.out.unlinked_progress += 1;
             return;
         };
-        let q = &mut self.out.requests[ri];
-        q.progress += 1;
-        if q.answered {
-            q.progress_after_response += 1;
+        let answered = self.out.requests[ri].answered;
+        let p = self.out.progress.entry(ri).or_default();
+        p.notifications += 1;
+        if answered {
+            p.after_response += 1;
         }
-        if let (Some(a), Some(b)) = (q.last_progress, f.ts) {
+        if let (Some(a), Some(b)) = (p.last, f.ts) {
             if b >= a {
-                q.longest_silence = q.longest_silence.max(Some(b - a));
+                p.longest_silence = p.longest_silence.max(Some(b - a));
             }
         }
         if f.ts.is_some() {
-            q.last_progress = f.ts;
+            p.last = f.ts;
         }
     }
 
@@ -836,10 +888,9 @@ impl Walker<'_> {
                 continue;
             };
             let space = dir_index(d.other());
-            let strict = m.id.valid();
             let pick = self.spaces[space].pending.get(&lk).and_then(|lst| {
                 let reqs = &self.out.requests;
-                let same = |r: usize| strict.is_some() && reqs[r].valid == strict;
+                let same = |r: usize| reqs[r].id.strict_eq(&m.id);
                 let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
                 let in_post = if entry.is_some() {
                     lst.iter().position(|&r| same(r) && here(r))
@@ -867,18 +918,14 @@ impl Walker<'_> {
                 }
                 let q = &self.out.requests[ri];
                 if !q.cancelled {
-                    if let Some(n) = q
-                        .valid
-                        .as_ref()
-                        .and_then(|v| self.spaces[space].live.get_mut(v))
-                    {
-                        *n = n.saturating_sub(1);
+                    if let Some(v) = q.id.valid() {
+                        self.spaces[space].release(&v);
                     }
                 }
-                self.spaces[space].answered.insert(lk, ri);
+                self.spaces[space].answer(lk, ri, &self.out.requests);
                 self.pair(f, d, m, ri, moved, &mut linked);
             } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
-                let method = self.out.requests[ri].method.clone();
+                let method = self.out.requests[ri].method.as_deref().map(str::to_string);
                 self.find(
                     K::DuplicateResponse,
                     f,
@@ -891,6 +938,7 @@ impl Walker<'_> {
                     ),
                 );
                 if let Some((b, _)) = self.out.requests[ri].batch {
+                    let b = b as usize;
                     if !linked.contains(&b) {
                         linked.push(b);
                     }
@@ -933,8 +981,8 @@ impl Walker<'_> {
     ) {
         self.out.counts.pairs += 1;
         let req_id = self.out.requests[ri].id.clone();
-        if self.out.requests[ri].valid != m.id.valid() {
-            let method = self.out.requests[ri].method.clone();
+        if !self.out.requests[ri].id.strict_eq(&m.id) {
+            let method = self.out.requests[ri].method.as_deref().map(str::to_string);
             self.out.findings.push(Finding {
                 kind: K::IdTypeChanged,
                 session: self.out.name.clone(),
@@ -952,10 +1000,12 @@ impl Walker<'_> {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
-        if q.progress > 0 {
-            if let (Some(a), Some(b)) = (q.last_progress, f.ts) {
-                if b >= a && !moved {
-                    q.longest_silence = q.longest_silence.max(Some(b - a));
+        if let Some(p) = self.out.progress.get_mut(&ri) {
+            if p.notifications > 0 {
+                if let (Some(a), Some(b)) = (p.last, f.ts) {
+                    if b >= a && !moved {
+                        p.longest_silence = p.longest_silence.max(Some(b - a));
+                    }
                 }
             }
         }
@@ -971,7 +1021,7 @@ impl Walker<'_> {
             if let Some(l) = latency {
                 if l > self.cfg.timeout_us {
                     q.late = true;
-                    let method = q.method.clone();
+                    let method = q.method.as_deref().map(str::to_string);
                     self.find(K::LateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
                         format!("answered after {:.1} ms, past the {:.0} ms timeout: its caller had likely given up", l as f64 / 1000.0, self.cfg.timeout_us as f64 / 1000.0));
                 }
@@ -979,9 +1029,10 @@ impl Walker<'_> {
         }
         let q = &self.out.requests[ri];
         if let Some((b, pos)) = q.batch {
+            let b = b as usize;
             let bt = &mut self.out.batches[b];
-            self.out.requests[ri].response_position = Some(bt.arrivals.len());
-            bt.arrivals.push(pos);
+            self.out.requests[ri].response_position = Some(bt.arrivals.len() as u32);
+            bt.arrivals.push(pos as usize);
             if !linked.contains(&b) {
                 linked.push(b);
             }
@@ -1001,12 +1052,13 @@ impl Walker<'_> {
         // missing_response (rule 7) and stream_closed_before_response.
         let mut extra = Vec::new();
         for q in &self.out.requests {
-            if q.valid.is_none() || q.answered || q.cancelled {
+            if !q.id.is_valid() || q.answered || q.cancelled {
                 continue;
             }
             let base = q.finding(
                 K::MissingResponse,
                 &self.out.name,
+                self.out.input,
                 format!(
                     "{} {} never got a response before the end of the capture",
                     q.method.as_deref().unwrap_or("request"),
@@ -1107,7 +1159,12 @@ impl Walker<'_> {
                             l as f64 / med.max(1.0),
                             med / 1000.0
                         );
-                        let f = self.out.requests[r].finding(K::SlowTail, &self.out.name, detail);
+                        let f = self.out.requests[r].finding(
+                            K::SlowTail,
+                            &self.out.name,
+                            self.out.input,
+                            detail,
+                        );
                         self.out.findings.push(f);
                     }
                 }
@@ -1236,6 +1293,71 @@ mod tests {
             let reused = f.iter().filter(|(k, _)| *k == "id_reused").count();
             assert_eq!(reused, usize::from(expect_reuse), "{rev}");
         }
+    }
+
+    /// `id_reused` without a set of every id: an id is known as used while
+    /// pending, once answered, after its loose key was taken over by another
+    /// strict id (`1` then `"1"`), and after a cancel; never across `1`/`"1"`.
+    #[test]
+    fn id_reuse_is_found_without_a_set_of_all_ids() {
+        let r = init_result("2025-06-18");
+        let (f, a) = run(&[
+            (0, "c2s", INIT),
+            (1, "s2c", &r),
+            (2, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            (3, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            // "1" is another id: not a reuse; its answer takes over key 1.
+            (4, "c2s", r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#),
+            (5, "s2c", r#"{"jsonrpc":"2.0","id":"1","result":{}}"#),
+            // 1 again: reused (known through the taken-over key).
+            (6, "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            (7, "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            // "c" cancelled and never answered, then sent again: reused.
+            (
+                8,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#,
+            ),
+            (
+                9,
+                "c2s",
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}"#,
+            ),
+            (
+                10,
+                "c2s",
+                r#"{"jsonrpc":"2.0","id":"c","method":"tools/call"}"#,
+            ),
+            (11, "s2c", r#"{"jsonrpc":"2.0","id":"c","result":{}}"#),
+            // "d" answered: a later "d" is reused.
+            (12, "c2s", r#"{"jsonrpc":"2.0","id":"d","method":"ping"}"#),
+            (13, "s2c", r#"{"jsonrpc":"2.0","id":"d","result":{}}"#),
+            (14, "c2s", r#"{"jsonrpc":"2.0","id":"d","method":"ping"}"#),
+            (15, "s2c", r#"{"jsonrpc":"2.0","id":"d","result":{}}"#),
+        ]);
+        assert_eq!(
+            f,
+            vec![
+                ("id_reused", "1".to_string()),
+                ("cancelled_request", "\"c\"".to_string()),
+                ("id_reused", "\"c\"".to_string()),
+                // The answer pairs with the oldest pending "c" (cancelled).
+                ("missing_response", "\"c\"".to_string()),
+                ("id_reused", "\"d\"".to_string()),
+            ]
+        );
+        // Every request is one row; the method text is shared, not copied.
+        let rows = &a.sessions[0].requests;
+        assert_eq!(rows.len(), 8);
+        let pings: Vec<_> = rows
+            .iter()
+            .filter(|q| q.method.as_deref() == Some("ping"))
+            .collect();
+        assert_eq!(pings.len(), 5);
+        assert!(pings.windows(2).all(|w| std::sync::Arc::ptr_eq(
+            w[0].method.as_ref().unwrap(),
+            w[1].method.as_ref().unwrap()
+        )));
     }
 
     #[test]

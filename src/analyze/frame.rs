@@ -197,41 +197,47 @@ fn findings(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
 /// (0 outside batches), `latency_us`, `cancelled`.
 fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let n: usize = a.sessions.iter().map(|s| s.requests.len()).sum();
-    let mut session = Vec::with_capacity(n);
-    let mut direction = Vec::with_capacity(n);
-    let mut id = Vec::with_capacity(n);
-    let mut method = Vec::with_capacity(n);
+    // Strings go straight into polars' builders (no String per cell: a run
+    // has one row per request, issue 5's memory bound).
+    let text = |name: &str| StringChunkedBuilder::new(name.into(), n);
+    let mut session = text("session");
+    let mut direction = text("direction");
+    let mut id = text("id");
+    let mut method = text("method");
+    let mut status = text("status");
+    let mut server = text("server");
     let mut request_time = Vec::with_capacity(n);
     let mut response_time = Vec::with_capacity(n);
     let mut latency_ms = Vec::with_capacity(n);
-    let mut status = Vec::with_capacity(n);
     let mut batch = Vec::with_capacity(n);
     let mut position = Vec::with_capacity(n);
     let mut response_position = Vec::with_capacity(n);
-    let mut server = Vec::with_capacity(n);
     let mut batch_size = Vec::with_capacity(n);
     let mut latency_us = Vec::with_capacity(n);
     let mut cancelled = Vec::with_capacity(n);
     let mut batch_base = 0usize;
+    let mut id_text = String::new();
     for s in &a.sessions {
         let name = names.text(&s.name).into_owned();
         let srv = s.server.as_ref().map(|(n, _)| names.text(n).into_owned());
         for q in &s.requests {
-            session.push(Some(name.clone()));
-            direction.push(Some(q.direction.as_str().to_string()));
-            id.push(Some(names.text(&q.id.json_text()).into_owned()));
-            method.push(q.method.as_deref().map(|m| names.text(m).into_owned()));
+            session.append_value(&name);
+            direction.append_value(q.direction.as_str());
+            id_text.clear();
+            q.id.write_json_text(&mut id_text);
+            id.append_value(names.text(&id_text));
+            method.append_option(q.method.as_deref().map(|m| names.text(m)));
             request_time.push(q.ts);
             response_time.push(q.response_ts);
             latency_ms.push(q.latency.map(ms));
-            status.push(Some(q.status().as_str().to_string()));
-            batch.push(q.batch.and_then(|(b, _)| int(batch_base + b + 1)));
-            position.push(q.batch.and_then(|(_, p)| int(p)));
-            response_position.push(q.response_position.and_then(int));
-            server.push(srv.clone());
+            status.append_value(q.status().as_str());
+            batch.push(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)));
+            position.push(q.batch.and_then(|(_, p)| int(p as usize)));
+            response_position.push(q.response_position.and_then(|p| int(p as usize)));
+            server.append_option(srv.as_deref());
             batch_size.push(Some(
                 q.batch
-                    .and_then(|(b, _)| s.batches.get(b))
+                    .and_then(|(b, _)| s.batches.get(b as usize))
                     .map_or(0, |b| b.size as i64),
             ));
             latency_us.push(q.latency);
@@ -242,18 +248,18 @@ fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     DataFrame::new(
         n,
         vec![
-            text_col("session", session),
-            text_col("direction", direction),
-            text_col("id", id),
-            text_col("method", method),
+            session.finish().into_column(),
+            direction.finish().into_column(),
+            id.finish().into_column(),
+            method.finish().into_column(),
             time_col("request_time", request_time),
             time_col("response_time", response_time),
             float_col("latency_ms", latency_ms),
-            text_col("status", status),
+            status.finish().into_column(),
             int_col("batch", batch),
             int_col("position_in_batch", position),
             int_col("response_position", response_position),
-            text_col("server", server),
+            server.finish().into_column(),
             int_col("batch_size", batch_size),
             int_col("latency_us", latency_us),
             bool_col("cancelled", cancelled),
@@ -615,13 +621,8 @@ mod tests {
         }
     }
 
-    fn req(
-        id: i64,
-        method: &str,
-        latency_us: Option<Micros>,
-        batch: Option<(usize, usize)>,
-    ) -> Req {
-        let mut q = Req::for_tests(Id::Int(id.into()), Direction::C2s);
+    fn req(id: i64, method: &str, latency_us: Option<Micros>, batch: Option<(u32, u32)>) -> Req {
+        let mut q = Req::new(Id::Int(id.into()), Direction::C2s);
         q.method = Some(method.into());
         q.ts = Some(1_000_000);
         q.response_ts = latency_us.map(|l| 1_000_000 + l);

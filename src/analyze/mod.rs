@@ -176,15 +176,14 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
             m.unknown_id_response += b.unknown as u64;
             m.null_id_response += b.null_id as u64;
         }
-        for f in &r.findings {
-            match f.kind {
-                FindingKind::ResponseCountMismatch => m.response_count_mismatch += 1,
-                _ => {}
-            }
-        }
+        m.response_count_mismatch += r
+            .kind_counts
+            .get(&FindingKind::ResponseCountMismatch)
+            .copied()
+            .unwrap_or(0);
         for q in &r.requests {
             if q.batch.is_some() {
-                if q.valid.is_some() && !q.answered && !q.cancelled && !q.duplicate {
+                if q.id.is_valid() && !q.answered && !q.cancelled && !q.duplicate {
                     m.missing_response += 1;
                 }
                 if let (Some(l), false) = (q.latency, q.cancelled) {
@@ -241,6 +240,7 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                 tails.push(q.finding(
                     FindingKind::SlowTail,
                     &r.name,
+                    r.input,
                     format!(
                         "took {:.1} ms, {:.0}× the capture's median {:.1} ms",
                         l as f64 / 1000.0,
@@ -256,8 +256,12 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
     let mut findings = Vec::new();
     for r in &mut results {
         totals += r.counts;
-        r.findings.sort_by(finding_order);
-        findings.extend(r.findings.iter().cloned());
+        // Findings move to the run's list (kept once); the session keeps
+        // its counts per kind.
+        for f in &r.findings {
+            *r.kind_counts.entry(f.kind).or_insert(0) += 1;
+        }
+        findings.append(&mut r.findings);
     }
     findings.sort_by(finding_order);
     let refs: Vec<&SessionResult> = results.iter().collect();
@@ -362,10 +366,8 @@ impl Analysis {
         self.sessions
             .iter()
             .map(|r| {
-                let mut by_kind = std::collections::BTreeMap::new();
-                for f in &r.findings {
-                    *by_kind.entry(f.kind.name()).or_insert(0u64) += 1;
-                }
+                let by_kind: std::collections::BTreeMap<&'static str, u64> =
+                    r.kind_counts.iter().map(|(k, &n)| (k.name(), n)).collect();
                 let metrics = batch_metrics(&[r]);
                 let count = |k: FindingKind| by_kind.get(k.name()).copied().unwrap_or(0);
                 let hints = hints(count, &metrics);
@@ -373,11 +375,11 @@ impl Analysis {
                     unlinked: r.unlinked_progress,
                     ..Default::default()
                 };
-                for q in r.requests.iter().filter(|q| q.progress > 0) {
+                for p in r.progress.values().filter(|p| p.notifications > 0) {
                     progress.requests_with_progress += 1;
-                    progress.linked += u64::from(q.progress);
-                    progress.after_response += u64::from(q.progress_after_response);
-                    if let Some(g) = q.longest_silence {
+                    progress.linked += u64::from(p.notifications);
+                    progress.after_response += u64::from(p.after_response);
+                    if let Some(g) = p.longest_silence {
                         let g = g as f64 / 1000.0;
                         progress.longest_silence_ms =
                             Some(progress.longest_silence_ms.map_or(g, |x: f64| x.max(g)));

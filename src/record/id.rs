@@ -79,6 +79,19 @@ impl Id {
         }
     }
 
+    /// Whether it is a valid MCP request id (a string or an integer), without
+    /// building the [`ValidId`].
+    pub fn is_valid(&self) -> bool {
+        matches!(self, Id::Int(_) | Id::Str(_) | Id::BigInt(_))
+    }
+
+    /// Strict equality of two valid ids (same JSON type and value:
+    /// `1` ≠ `"1"`); false when either is not a valid id. Same as comparing
+    /// their [`ValidId`]s, without allocating.
+    pub fn strict_eq(&self, other: &Id) -> bool {
+        self.is_valid() && self == other
+    }
+
     /// The strict key when this id is valid (string or integer).
     pub fn valid(&self) -> Option<ValidId> {
         match self {
@@ -139,12 +152,22 @@ impl Id {
     /// The id's JSON text (`1`, `"1"`, `null`; empty for absent), as
     /// `pairs.csv` writes it.
     pub fn json_text(&self) -> String {
+        let mut out = String::new();
+        self.write_json_text(&mut out);
+        out
+    }
+
+    /// Appends [`Id::json_text`] to `out` (no allocation for numbers).
+    pub fn write_json_text(&self, out: &mut String) {
+        use std::fmt::Write;
         match self {
-            Id::Absent => String::new(),
-            Id::Null => "null".into(),
-            Id::Int(v) => v.to_string(),
-            Id::Str(s) => serde_json::to_string(s).unwrap_or_default(),
-            Id::BigInt(t) | Id::Number(t) | Id::Other(t) => t.to_string(),
+            Id::Absent => {}
+            Id::Null => out.push_str("null"),
+            Id::Int(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Id::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_default()),
+            Id::BigInt(t) | Id::Number(t) | Id::Other(t) => out.push_str(t),
         }
     }
 }

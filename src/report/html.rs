@@ -334,7 +334,7 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
                 .map(|&qi| {
                     let q = &s.requests[qi];
                     let ooo = match (q.response_position, expected.get(&qi)) {
-                        (Some(p), Some(&e)) => p != e,
+                        (Some(p), Some(&e)) => p as usize != e,
                         _ => false,
                     };
                     let is_slow = slow.contains(&(

@@ -288,7 +288,11 @@ pub fn analysis(a: &mut Analysis) {
         s.findings.iter_mut().for_each(fix);
         for q in &mut s.requests {
             if let Some(m) = &mut q.method {
-                redact_in_place(m);
+                let mut text = m.to_string();
+                redact_in_place(&mut text);
+                if *text != **m {
+                    *m = text.into();
+                }
             }
         }
     }
