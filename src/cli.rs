@@ -13,6 +13,8 @@ use crate::analyze::{self, Config, Severity};
 use crate::ingest::{self, Format, Input};
 use crate::reconstruct;
 use crate::record::{Parsed, Record};
+use crate::report::progress::Progress;
+use crate::report::shard::Shard;
 use crate::report::{self, InputInfo, Report};
 use crate::source::{self, InputSpec};
 
@@ -103,6 +105,21 @@ pub struct AnalyzeArgs {
     /// blocks to prove that block cuts change nothing).
     #[arg(long, hide = true, default_value_t = BLOCK_BYTES)]
     pub block_bytes: usize,
+    /// Nightly batch mode: besides the run's outputs in --out, write one
+    /// summary.json per input to OUT/inputs/NNNN-STEM/ (NNNN its 0-based
+    /// place in `inputs`) and an index, OUT/inputs/index.json. Each shows
+    /// that input's share of the run (slow tails stay judged against the
+    /// run's median).
+    #[arg(long, requires = "out")]
+    pub per_input: bool,
+    /// This run is one shard of a fleet: its partition as key=value pairs
+    /// (e.g. date=2026-11-30,host=web1). With --shard-dir, each Parquet
+    /// table goes to SHARD_DIR/TABLE/KEY=VALUE/.../part-00000.parquet.
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    pub shard: Option<String>,
+    /// The shared folder of the shards (see --shard; reports/SCHEMA.md).
+    #[arg(long, value_name = "DIR")]
+    pub shard_dir: Option<PathBuf>,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -184,6 +201,7 @@ fn stream_lines(
     dialect: ingest::detect::Dialect,
     cfg: &Config,
     block_bytes: usize,
+    progress: &Progress,
 ) -> Option<Loaded> {
     let safe = ingest::chunk::safe_start(dialect)?;
     let mut reader = match source::BlockReader::open(path) {
@@ -199,6 +217,7 @@ fn stream_lines(
     let mut any_frame = false;
     let mut fatal = false;
     let mut ready = Vec::new();
+    let mut read_bytes = 0u64;
     let per_round = rayon::current_num_threads().max(1) * 2;
     // Records of a round go, in file order, through session splitting, line
     // order and the walkers; that sequential part runs while the next
@@ -250,6 +269,7 @@ fn stream_lines(
         if blocks.is_empty() {
             break;
         }
+        let round_bytes: u64 = blocks.iter().map(|b| b.text.len() as u64).sum();
         let previous = walked.take();
         let (parsed, ()) = rayon::join(
             || {
@@ -274,6 +294,9 @@ fn stream_lines(
             },
         );
         drop(blocks);
+        let round_messages = parsed.iter().map(|p| messages_in(&p.records)).sum();
+        read_bytes += round_bytes;
+        progress.read(round_bytes, round_messages);
         walked = Some(parsed);
         if fatal {
             break;
@@ -298,6 +321,7 @@ fn stream_lines(
         other_lines,
         ..Default::default()
     };
+    progress.read(reader.bytes.saturating_sub(read_bytes), 0);
     let warnings: Vec<String> = reader
         .warnings
         .iter()
@@ -331,18 +355,19 @@ fn load(
     format: FormatArg,
     cfg: &Config,
     block_bytes: usize,
+    progress: &Progress,
 ) -> Loaded {
     let file_index = report::file_id(input, 0);
     match &spec.kind {
         source::InputKind::File(path) => {
             if spec.rotation.is_none() && matches!(format, FormatArg::Auto | FormatArg::Stdio) {
-                if let Some(l) = streamable(path)
-                    .and_then(|d| stream_lines(path, file_index, input, d, cfg, block_bytes))
-                {
+                if let Some(l) = streamable(path).and_then(|d| {
+                    stream_lines(path, file_index, input, d, cfg, block_bytes, progress)
+                }) {
                     return l;
                 }
             }
-            load_file(path, file_index, format)
+            counted(load_file(path, file_index, format), progress)
         }
         source::InputKind::Pair { name, c2s, s2c } => {
             let display = c2s.display().to_string();
@@ -416,7 +441,7 @@ fn load(
                 // Only the server-to-client half: its lines carry file id + 1.
                 l.info.partner = Some(f.display.clone());
             }
-            l
+            counted(l, progress)
         }
         // A glob that matched nothing or is malformed: one line, fatal.
         source::InputKind::NoMatch(_) | source::InputKind::BadPattern { .. } => Loaded {
@@ -566,6 +591,7 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         slow_us: args.slow,
         slow_factor: args.slow_factor,
     };
+    let shard = shard_arg(&args)?;
     let specs = source::expand(&args.inputs);
     if specs.is_empty() {
         bail!(
@@ -577,11 +603,14 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
                 .join(", ")
         );
     }
+    let progress = progress_for(&args, &specs);
     let loaded: Vec<Loaded> = specs
         .par_iter()
         .enumerate()
-        .map(|(i, s)| load(s, i, args.format, &cfg, args.block_bytes))
+        .map(|(i, s)| load(s, i, args.format, &cfg, args.block_bytes, &progress))
         .collect();
+    progress.stage("analysing");
+    let mut fatal_inputs = vec![false; loaded.len()];
     let mut infos = Vec::with_capacity(loaded.len());
     let mut records: Vec<(usize, Vec<Record>, bool)> = Vec::with_capacity(loaded.len());
     let mut streamed: Vec<(usize, Vec<analyze::SessionResult>)> = Vec::new();
@@ -590,14 +619,17 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     for (i, mut l) in loaded.into_iter().enumerate() {
         let stderr = std::io::stderr();
         let mut e = stderr.lock();
-        for msg in &l.info.errors {
-            let _ = writeln!(
-                e,
-                "mcp-audit: {}",
-                crate::report::terminal::sanitize(msg, 400)
-            );
-        }
+        progress.suspend(|| {
+            for msg in &l.info.errors {
+                let _ = writeln!(
+                    e,
+                    "mcp-audit: {}",
+                    crate::report::terminal::sanitize(msg, 400)
+                );
+            }
+        });
         any_fatal |= l.fatal;
+        fatal_inputs[i] = l.fatal;
         if !l.results.is_empty() {
             streamed.push((i, std::mem::take(&mut l.results)));
         }
@@ -652,9 +684,14 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         report::redact::analysis(&mut analysis);
     }
     let rep = Report::new(&infos, &analysis);
+    progress.stage("writing");
     if let Some(dir) = &args.out {
         write_outputs(dir, &rep, redact)?;
     }
+    if let (Some(root), Some(shard)) = (&args.shard_dir, &shard) {
+        write_shard(root, shard, &rep)?;
+    }
+    progress.finish();
     if !args.quiet {
         let mut out = std::io::stdout().lock();
         let text = if args.json {
@@ -673,15 +710,19 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
             }
         }
     }
-    if any_fatal {
-        return Ok(2);
-    }
     let floor = match args.fail_on {
         FailOn::Warning => Some(Severity::Warning),
         FailOn::Error => Some(Severity::Error),
         FailOn::Never => None,
     };
     let failing = floor.is_some_and(|fl| analysis.findings.iter().any(|f| f.kind.severity() >= fl));
+    if let (true, Some(dir)) = (args.per_input, &args.out) {
+        drop(rep);
+        write_per_input(dir, &infos, &fatal_inputs, analysis, args.fail_on)?;
+    }
+    if any_fatal {
+        return Ok(2);
+    }
     Ok(if failing { 1 } else { 0 })
 }
 
@@ -696,6 +737,218 @@ fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
             *key = group.into();
         }
     }
+}
+
+// ---- Progress, nightly batch mode and shards (issue 5, "scale") ----------
+
+/// The run's progress bar: drawn only when stderr is a terminal and `-q`
+/// is not given (`report::progress`); its total is the inputs' size on
+/// disk.
+fn progress_for(args: &AnalyzeArgs, specs: &[InputSpec]) -> Progress {
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    if !show {
+        return Progress::hidden();
+    }
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let total = specs
+        .iter()
+        .map(|s| match &s.kind {
+            source::InputKind::File(p) => size(p),
+            source::InputKind::Pair { c2s, s2c, .. } => size(c2s) + size(s2c),
+            _ => 0,
+        })
+        .sum();
+    Progress::new(total, true)
+}
+
+/// JSON-RPC messages in parsed records (rule 2: objects in frames and
+/// batches), for the progress bar.
+fn messages_in(records: &[Record]) -> u64 {
+    use crate::record::{Member, Payload};
+    records
+        .iter()
+        .map(|r| match r {
+            Record::Frame(f) => match &f.payload {
+                Payload::Single(_) => 1,
+                Payload::Batch(m) => {
+                    m.iter().filter(|m| matches!(m, Member::Message(_))).count() as u64
+                }
+                _ => 0,
+            },
+            Record::ProcessStart { .. } => 0,
+        })
+        .sum()
+}
+
+/// Counts an input read whole in the progress.
+fn counted(l: Loaded, progress: &Progress) -> Loaded {
+    progress.read(l.info.bytes, messages_in(&l.records));
+    l
+}
+
+/// `--shard` and `--shard-dir`, checked before any input is read: both or
+/// neither, and a partition whose keys are no table's column.
+fn shard_arg(args: &AnalyzeArgs) -> Result<Option<Shard>> {
+    let text = match (&args.shard, &args.shard_dir) {
+        (None, None) => return Ok(None),
+        (Some(t), Some(_)) => t,
+        (Some(_), None) => bail!("--shard needs --shard-dir (the shared folder of the shards)"),
+        (None, Some(_)) => bail!(
+            "--shard-dir needs --shard (this run's partition, e.g. date=2026-11-30,host=web1)"
+        ),
+    };
+    let empty = analyze::Analysis::default();
+    let tables = Report::new(&[], &empty)
+        .tables()
+        .context("building the tables")?;
+    let columns: Vec<(&'static str, String)> = tables
+        .named()
+        .iter()
+        .flat_map(|(stem, df)| {
+            df.get_column_names()
+                .into_iter()
+                .map(|c| (*stem, c.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    Ok(Some(Shard::parse(text, &columns)?))
+}
+
+/// Writes the run's Parquet tables as one shard: `ROOT/TABLE/K=V/…/`
+/// [`report::shard::PART_FILE`], each through a hidden temporary file
+/// renamed into place, so an engine reading the folder meanwhile never
+/// sees half a file.
+fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
+    if root.exists() && !root.is_dir() {
+        bail!("--shard-dir {}: not a directory", root.display());
+    }
+    let tables = rep.tables().context("building the tables")?;
+    for (stem, df) in tables.named() {
+        let dir = root.join(shard.folder(stem));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let part = dir.join(report::shard::PART_FILE);
+        let tmp = dir.join(format!(
+            ".{}.{}.tmp",
+            report::shard::PART_FILE,
+            std::process::id()
+        ));
+        let write = || -> Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            report::parquet::write(df, &mut w)?;
+            w.flush()?;
+            std::fs::rename(&tmp, &part)?;
+            Ok(())
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e).with_context(|| format!("writing {}", part.display()));
+        }
+    }
+    Ok(())
+}
+
+/// A file name as a folder-name part: its stem, ASCII letters, digits,
+/// `.`, `_`, `-` kept, anything else `_`, at most 60 bytes, never hidden.
+fn folder_stem(file: &str) -> String {
+    let stem = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    while out.starts_with('.') {
+        out.remove(0);
+    }
+    if out.is_empty() {
+        out.push_str("input");
+    }
+    out
+}
+
+/// `--per-input`: one `summary.json` per input, from its share of the run
+/// (`Analysis::split_by_input`), in `OUT/inputs/NNNN-STEM/`, and
+/// `OUT/inputs/index.json` listing them.
+fn write_per_input(
+    dir: &Path,
+    infos: &[InputInfo],
+    fatal: &[bool],
+    analysis: analyze::Analysis,
+    fail_on: FailOn,
+) -> Result<()> {
+    let floor = match fail_on {
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Never => None,
+    };
+    let root = dir.join("inputs");
+    std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    let width = infos.len().saturating_sub(1).to_string().len().max(4);
+    let mut parts = analysis.split_by_input().into_iter().peekable();
+    let mut rows = Vec::with_capacity(infos.len());
+    let mut shares = Vec::with_capacity(infos.len());
+    for (i, info) in infos.iter().enumerate() {
+        let part = parts
+            .next_if(|(n, _)| *n == i)
+            .map(|(_, a)| a)
+            .unwrap_or_default();
+        let name = format!("{i:0width$}-{}", folder_stem(&info.file));
+        let worst = part.worst_severity();
+        let exit = if fatal.get(i).copied().unwrap_or(false) {
+            2
+        } else if floor.is_some_and(|f| worst.is_some_and(|w| w >= f)) {
+            1
+        } else {
+            0
+        };
+        shares.push((i, name, exit, part));
+    }
+    for (i, name, exit, part) in &shares {
+        let sub = root.join(name);
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        let rep = Report::new(std::slice::from_ref(&infos[*i]), part);
+        let p = sub.join("summary.json");
+        let write = || -> Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+            serde_json::to_writer_pretty(&mut w, &report::json::summary(&rep))?;
+            w.write_all(b"\n")?;
+            w.flush()?;
+            Ok(())
+        };
+        write().with_context(|| format!("writing {}", p.display()))?;
+        rows.push((*i, format!("inputs/{name}/summary.json"), *exit, rep));
+    }
+    let index: Vec<report::json::IndexRow<'_>> = rows
+        .iter()
+        .map(|(i, summary, exit, rep)| report::json::IndexRow {
+            input: *i,
+            report: rep,
+            summary: summary.clone(),
+            exit: *exit,
+        })
+        .collect();
+    let fail_on = match fail_on {
+        FailOn::Warning => "warning",
+        FailOn::Error => "error",
+        FailOn::Never => "never",
+    };
+    let p = root.join("index.json");
+    let write = || -> Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+        serde_json::to_writer_pretty(&mut w, &report::json::index(&index, fail_on))?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+        Ok(())
+    };
+    write().with_context(|| format!("writing {}", p.display()))
 }
 
 fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
@@ -723,6 +976,9 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
         let name = format!("{stem}.parquet");
         report::parquet::write(df, create(&name)?).with_context(|| format!("writing {name}"))?;
     }
+    // The tables are written: free them before the page is built (issue 5:
+    // peak memory is the larger of the two, not their sum).
+    drop(tables);
     let evidence = read_evidence(rep);
     let latency = analyze::histogram::by_method(rep.analysis);
     let extras = report::html::Extras {

@@ -423,3 +423,85 @@ impl Analysis {
             .collect()
     }
 }
+
+/// One input's share of a run (issue 5, nightly batch mode: a summary per
+/// input beside the aggregate).
+impl Analysis {
+    /// Splits the run into one analysis per input, in input order, moving
+    /// each input's sessions and findings out (no per-request row is
+    /// copied). Totals, batch metrics and latency quantiles are recomputed
+    /// over that input's sessions; every finding is kept as the run
+    /// reported it, so `slow_tail` outside batches stays judged against the
+    /// run's capture-wide median (rule 10), not the input's own.
+    ///
+    /// Inputs without a session or finding are absent. A part's input and
+    /// file ids are rebased to input 0 (file ids 0 and 1), so it renders
+    /// with a one-element inputs list. Rotated files read as one log are
+    /// one input: the first (oldest) file's.
+    pub fn split_by_input(mut self) -> Vec<(usize, Analysis)> {
+        // Both are in input order already; a stable sort keeps it certain.
+        self.sessions.sort_by_key(|s| s.input);
+        self.findings.sort_by_key(|f| f.input);
+        let mut parts: Vec<(usize, Analysis)> = Vec::new();
+        let mut findings = self.findings.into_iter().peekable();
+        let mut sessions = self.sessions.into_iter().peekable();
+        loop {
+            let next = match (sessions.peek(), findings.peek()) {
+                (Some(s), Some(f)) => s.input.min(f.input),
+                (Some(s), None) => s.input,
+                (None, Some(f)) => f.input,
+                (None, None) => break,
+            };
+            let mut part = Analysis::default();
+            while let Some(s) = sessions.next_if(|s| s.input == next) {
+                part.sessions.push(s);
+            }
+            while let Some(f) = findings.next_if(|f| f.input == next) {
+                part.findings.push(f);
+            }
+            let base = report_file_base(next);
+            for r in &mut part.sessions {
+                r.input = 0;
+                for f in &mut r.findings {
+                    f.input = 0;
+                    f.file = f.file.saturating_sub(base);
+                }
+                for q in &mut r.requests {
+                    q.file = q.file.saturating_sub(base);
+                }
+            }
+            for f in &mut part.findings {
+                f.input = 0;
+                f.file = f.file.saturating_sub(base);
+            }
+            let mut lat = Vec::new();
+            for r in &part.sessions {
+                part.totals += r.counts;
+                lat.extend(
+                    r.requests
+                        .iter()
+                        .filter(|q| !q.cancelled)
+                        .filter_map(|q| q.latency),
+                );
+            }
+            part.latency = latency::quantiles(&lat);
+            let refs: Vec<&SessionResult> = part.sessions.iter().collect();
+            part.metrics = batch_metrics(&refs);
+            parts.push((next, part));
+        }
+        parts
+    }
+
+    /// The most severe finding's severity, `None` without findings.
+    pub fn worst_severity(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.kind.severity()).max()
+    }
+}
+
+/// The first file id of input `input` (two per input: a per-direction
+/// pair's halves; `report::file_id`).
+fn report_file_base(input: usize) -> u32 {
+    u32::try_from(input)
+        .unwrap_or(u32::MAX / 2)
+        .saturating_mul(2)
+}

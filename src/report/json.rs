@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::Report;
+use crate::analyze::{Quantity, Severity};
 
 /// Schema version written as `schema_version`.
 pub const SCHEMA_VERSION: u64 = 1;
@@ -56,23 +57,73 @@ pub fn summary(r: &Report<'_>) -> Value {
     json!({
         "schema_version": SCHEMA_VERSION,
         "inputs": r.inputs,
-        "totals": {
-            "messages": t.messages,
-            "requests": t.requests,
-            "notifications": t.notifications,
-            "responses": t.responses,
-            "batches": t.batches,
-            "sessions": t.sessions,
-            "pairs": t.pairs,
-            "non_json_lines": t.non_json_lines,
-            "frames": t.frames,
-            "sse_replays": t.replays,
-            "other_lines": r.inputs.iter().map(|i| i.other_lines).sum::<u64>(),
-        },
+        "totals": totals(&t, r.inputs.iter().map(|i| i.other_lines).sum::<u64>()),
         "findings_by_kind": by_kind,
         "findings": findings,
         "metrics": a.metrics,
         "latency_ms": latency,
         "sessions": sessions,
+    })
+}
+
+/// `summary.json`'s `totals` object.
+fn totals(t: &Quantity, other_lines: u64) -> Value {
+    json!({
+        "messages": t.messages,
+        "requests": t.requests,
+        "notifications": t.notifications,
+        "responses": t.responses,
+        "batches": t.batches,
+        "sessions": t.sessions,
+        "pairs": t.pairs,
+        "non_json_lines": t.non_json_lines,
+        "frames": t.frames,
+        "sse_replays": t.replays,
+        "other_lines": other_lines,
+    })
+}
+
+/// One input of a `--per-input` run, as `inputs/index.json` lists it.
+pub struct IndexRow<'a> {
+    /// Position in the run's `inputs` (0-based), as in the folder name.
+    pub input: usize,
+    /// The input's summary, rendered from its share of the run.
+    pub report: &'a Report<'a>,
+    /// Path of its `summary.json`, relative to the `--out` folder.
+    pub summary: String,
+    /// Its exit code alone: 2 unreadable or incomplete, 1 findings at or
+    /// above `--fail-on`, else 0.
+    pub exit: u8,
+}
+
+/// `inputs/index.json`: per input its file, format, summary path, totals,
+/// findings count, worst severity and exit code, in input order.
+/// `fail_on` is the run's `--fail-on` word.
+pub fn index(rows: &[IndexRow<'_>], fail_on: &str) -> Value {
+    let inputs: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let r = row.report;
+            let a = r.analysis;
+            let info = r.inputs.first();
+            json!({
+                "input": row.input,
+                "file": info.map(|i| i.file.as_str()),
+                "format": info.map(|i| i.format.as_str()),
+                "dialect": info.map(|i| i.dialect.as_str()),
+                "bytes": info.map_or(0, |i| i.bytes),
+                "errors": info.map_or(0, |i| i.errors.len()),
+                "summary": row.summary,
+                "totals": totals(&a.totals, info.map_or(0, |i| i.other_lines)),
+                "findings": a.findings.len(),
+                "worst_severity": a.worst_severity().map(Severity::as_str),
+                "exit": row.exit,
+            })
+        })
+        .collect();
+    json!({
+        "schema_version": SCHEMA_VERSION,
+        "fail_on": fail_on,
+        "inputs": inputs,
     })
 }

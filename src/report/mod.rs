@@ -8,13 +8,17 @@
 //! * [`terminal`] — the human summary on stdout.
 //! * [`html`] — `report.html`, one self-contained page.
 //! * [`redact`] — secrets out of every output (on unless `--no-redact`).
+//! * [`progress`] — the progress bar on stderr (a terminal only).
+//! * [`shard`] — where a shard run's Parquet tables go (Hive partitions).
 
 pub mod csv;
 pub mod html;
 pub mod json;
 pub mod parquet;
+pub mod progress;
 pub mod redact;
 pub mod sanitize;
+pub mod shard;
 pub mod terminal;
 
 use crate::analyze::frame::{self, Tables};
