@@ -259,7 +259,10 @@ impl Span {
         let rel = error_offset(raw, e.line(), e.column());
         let before = &raw[..rel];
         let (line, column) = match memchr::memrchr(b'\n', before) {
-            None => (self.line, self.offset + rel as u64 - self.line_start),
+            None => (
+                self.line,
+                (self.offset + rel as u64).saturating_sub(self.line_start),
+            ),
             Some(nl) => (
                 self.line + memchr::memchr_iter(b'\n', before).count() as u64,
                 (rel - nl - 1) as u64,
@@ -584,7 +587,7 @@ impl Splitter {
     /// Line and column of document byte `at` (at or after the cursor).
     fn locate(&mut self, at: u64) -> (u64, u64) {
         self.advance_lines(at);
-        (self.lines.line, at - self.lines.line_start)
+        (self.lines.line, at.saturating_sub(self.lines.line_start))
     }
 
     /// Stops at serde_json error `code` caused by the byte at `pos`
@@ -717,7 +720,7 @@ impl Splitter {
                 }
                 match CLASS[buf[i] as usize] {
                     1 => in_str = true,
-                    2 => depth += 1,
+                    2 => depth = depth.saturating_add(1),
                     _ => depth = depth.saturating_sub(1),
                 }
                 i += 1;
@@ -782,7 +785,7 @@ impl Splitter {
             index: self.next_index,
             offset,
             line,
-            line_start: offset - column,
+            line_start: offset.saturating_sub(column),
         });
         self.next_index += 1;
     }
@@ -2702,6 +2705,23 @@ mod tests {
             mb / split,
             mb / all,
             mb / before
+        );
+    }
+
+    /// What one HAR frame costs inline (reports/BENCH-har.md).
+    #[test]
+    #[ignore = "prints sizes"]
+    fn record_sizes() {
+        use std::mem::size_of;
+        eprintln!(
+            "Record {} Frame {} Payload {} Message {} HttpContext {} Provenance {} Location {}",
+            size_of::<Record>(),
+            size_of::<Frame>(),
+            size_of::<Payload>(),
+            size_of::<crate::record::Message>(),
+            size_of::<HttpContext>(),
+            size_of::<Provenance>(),
+            size_of::<Location>()
         );
     }
 }
