@@ -423,6 +423,18 @@ fn load(
 /// [`load_file`], which gives the same result or the error.
 fn stream_har(path: &Path, file_index: u32, format: FormatArg) -> Option<Loaded> {
     let display = path.display().to_string();
+    if format == FormatArg::Auto {
+        // A compressed file is decompressed whole either way: let
+        // `load_file` do it once and detect on the whole text.
+        use std::io::Read;
+        let mut magic = [0u8; 4];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut magic))
+            .ok()?;
+        if source::Compression::sniff(&magic[..n]).is_some() {
+            return None;
+        }
+    }
     let mut src = source::TextChunks::open(path).ok()?;
     let first = src.next_chunk().ok()??.to_vec();
     if format == FormatArg::Auto {
