@@ -367,6 +367,11 @@ fn load(
                     return l;
                 }
             }
+            if matches!(format, FormatArg::Auto | FormatArg::Har) {
+                if let Some(l) = stream_har(path, file_index, format) {
+                    return counted(l, progress);
+                }
+            }
             counted(load_file(path, file_index, format), progress)
         }
         source::InputKind::Pair { name, c2s, s2c } => {
@@ -460,27 +465,90 @@ fn load(
     }
 }
 
+/// Reads a HAR as a stream (issue 5): `source` hands out the decoded text
+/// chunk by chunk, the HAR splitter finds the entries and reads them in
+/// parallel; the file is never held whole. `None` when the file is not
+/// (surely) a HAR or cannot be opened: it is then read whole by
+/// [`load_file`], which gives the same result or the error.
+fn stream_har(path: &Path, file_index: u32, format: FormatArg) -> Option<Loaded> {
+    let display = path.display().to_string();
+    if format == FormatArg::Auto {
+        // A compressed file is decompressed whole either way: let
+        // `load_file` do it once and detect on the whole text.
+        use std::io::Read;
+        let mut magic = [0u8; 4];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut magic))
+            .ok()?;
+        if source::Compression::sniff(&magic[..n]).is_some() {
+            return None;
+        }
+    }
+    let mut src = source::TextChunks::open(path).ok()?;
+    let first = src.next_chunk().ok()??.to_vec();
+    if format == FormatArg::Auto {
+        let head = std::str::from_utf8(&first).ok()?;
+        if ingest::detect_format(head) != Format::Har {
+            return None;
+        }
+        // Detection reads the first 64 KiB and the first line: decided by
+        // this chunk unless the first line goes on past it.
+        let whole = first.len() + 4 < source::TEXT_CHUNK;
+        let body = head.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+        let log_first = body[1..]
+            .trim_start()
+            .strip_prefix("\"log\"")
+            .and_then(|r| r.trim_start().strip_prefix(':'))
+            .is_some_and(|r| r.trim_start().starts_with('{'));
+        if !whole && !log_first && (!body.contains('\n') || body.len() < 64 << 10) {
+            return None;
+        }
+    }
+    let mut har = ingest::har::HarStream::new(file_index, &display);
+    har.push(&first);
+    drop(first);
+    loop {
+        match src.next_chunk() {
+            Ok(Some(chunk)) => har.push(chunk),
+            Ok(None) => break,
+            Err(e) => return Some(unreadable(display, path, e)),
+        }
+    }
+    let parsed = har.finish();
+    let mut warnings: Vec<String> = src
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
+    let damaged = src.damage.is_some();
+    warnings.extend(src.damage.iter().map(|d| d.to_string()));
+    Some(finish(display, src.bytes, parsed, warnings, damaged))
+}
+
+/// An input that cannot be read: one fatal error line.
+fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    Loaded {
+        info: InputInfo {
+            file: display,
+            format: "unknown".into(),
+            dialect: "unknown".into(),
+            bytes,
+            errors: vec![e.to_string()],
+            ..Default::default()
+        },
+        records: Vec::new(),
+        fatal: true,
+        one_direction: false,
+        results: Vec::new(),
+    }
+}
+
 fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
     let display = path.display().to_string();
     let file = match source::read(path) {
         Ok(f) => f,
-        Err(e) => {
-            let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            return Loaded {
-                info: InputInfo {
-                    file: display,
-                    format: "unknown".into(),
-                    dialect: "unknown".into(),
-                    bytes,
-                    errors: vec![e.to_string()],
-                    ..Default::default()
-                },
-                records: Vec::new(),
-                fatal: true,
-                one_direction: false,
-                results: Vec::new(),
-            };
-        }
+        Err(e) => return unreadable(display, path, e),
     };
     let input = Input {
         file: file_index,

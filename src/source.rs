@@ -973,6 +973,211 @@ impl BlockReader {
     }
 }
 
+/// Read size of [`TextChunks`] (1 MiB).
+pub const TEXT_CHUNK: usize = 1 << 20;
+
+/// A file's decoded text read chunk by chunk, for a parser that takes a
+/// stream (the HAR splitter, issue 5): memory holds one chunk, never the
+/// file.
+///
+/// The chunks, joined, are exactly the `text` [`read`] gives (one leading
+/// BOM removed, invalid UTF-8 read as U+FFFD: a chunk never ends inside a
+/// character, so offsets are the same), and the same errors and warnings
+/// come out: UTF-16 and binary heads at [`TextChunks::open`], an empty file
+/// there too, a NUL byte at the chunk that holds it, a file of whitespace
+/// only at the end ([`TextChunks::next_chunk`] then returns the error
+/// instead of `None`). A caller that meets an error must drop what it made
+/// of the chunks before: [`read`] would have refused the file whole.
+///
+/// A compressed file is decompressed whole by [`read`] (bounded by
+/// [`decompressed_limit`]) and handed out in chunks.
+pub struct TextChunks {
+    display: String,
+    src: ChunkSource,
+    /// Size on disk, bytes (compressed size for a compressed file).
+    pub bytes: u64,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N).
+    pub warnings: Vec<String>,
+    /// The compression found by magic bytes, if any.
+    pub compression: Option<Compression>,
+    /// A damaged compressed stream (see [`SourceFile::damage`]).
+    pub damage: Option<StreamError>,
+    /// Raw bytes read and not yet handed out (at most an incomplete UTF-8
+    /// sequence between calls).
+    buf: Vec<u8>,
+    out: Vec<u8>,
+    /// Offset in the file of `buf[0]`.
+    raw_at: u64,
+    /// Only ASCII whitespace so far.
+    blank: bool,
+}
+
+enum ChunkSource {
+    Plain { file: std::fs::File, eof: bool },
+    Whole { text: String, at: usize },
+}
+
+impl TextChunks {
+    /// Opens `path` (refusing what [`read`] refuses before reading).
+    pub fn open(path: &Path) -> Result<TextChunks, SourceError> {
+        let display = path.display().to_string();
+        check_regular(path, &display)?;
+        check_head(path, &display)?;
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SourceError::NotFound(display));
+            }
+            Err(e) => return Err(SourceError::Unreadable(display, e)),
+        };
+        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut t = TextChunks {
+            display,
+            src: ChunkSource::Plain { file, eof: false },
+            bytes,
+            warnings: Vec::new(),
+            compression: None,
+            damage: None,
+            buf: Vec::with_capacity(TEXT_CHUNK),
+            out: Vec::with_capacity(TEXT_CHUNK),
+            raw_at: 0,
+            blank: true,
+        };
+        t.fill()?;
+        if t.buf.is_empty() {
+            return Err(SourceError::Empty(t.display));
+        }
+        if let Some(format) = Compression::sniff(&t.buf) {
+            let f = read(path)?;
+            t.bytes = f.bytes;
+            t.warnings = f.warnings;
+            t.damage = f.damage;
+            t.compression = Some(format);
+            t.buf = Vec::new();
+            t.src = ChunkSource::Whole {
+                text: f.text,
+                at: 0,
+            };
+            return Ok(t);
+        }
+        if t.buf.starts_with(b"\xEF\xBB\xBF") {
+            t.buf.drain(..3);
+            t.raw_at = 3;
+            t.blank = false;
+        }
+        Ok(t)
+    }
+
+    /// Reads until `buf` holds a chunk or the file ends.
+    fn fill(&mut self) -> Result<(), SourceError> {
+        use std::io::Read;
+        let ChunkSource::Plain { file, eof } = &mut self.src else {
+            return Ok(());
+        };
+        while !*eof && self.buf.len() < TEXT_CHUNK {
+            let start = self.buf.len();
+            self.buf.resize(TEXT_CHUNK, 0);
+            match file.read(&mut self.buf[start..]) {
+                Ok(0) => {
+                    self.buf.truncate(start);
+                    *eof = true;
+                }
+                Ok(n) => self.buf.truncate(start + n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    self.buf.truncate(start);
+                }
+                Err(e) => {
+                    self.buf.truncate(start);
+                    return Err(SourceError::Unreadable(self.display.clone(), e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next chunk of a file decompressed whole.
+    fn whole_chunk(&mut self) -> Option<&[u8]> {
+        let ChunkSource::Whole { text, at } = &mut self.src else {
+            return None;
+        };
+        let start = *at;
+        if start >= text.len() {
+            return None;
+        }
+        let mut end = (start + TEXT_CHUNK).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        *at = end;
+        Some(&text.as_bytes()[start..end])
+    }
+
+    /// The next chunk of text (UTF-8), `None` at the end.
+    pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, SourceError> {
+        if matches!(self.src, ChunkSource::Whole { .. }) {
+            return Ok(self.whole_chunk());
+        }
+        self.fill()?;
+        let eof = matches!(self.src, ChunkSource::Plain { eof: true, .. });
+        if self.buf.is_empty() {
+            return if self.blank {
+                Err(SourceError::Blank(self.display.clone(), self.bytes))
+            } else {
+                Ok(None)
+            };
+        }
+        if let Some(i) = memchr::memchr(0, &self.buf) {
+            return Err(SourceError::Binary(
+                self.display.clone(),
+                self.raw_at + i as u64,
+            ));
+        }
+        if self.blank {
+            self.blank = self.buf.iter().all(u8::is_ascii_whitespace);
+        }
+        let cut = if eof {
+            self.buf.len()
+        } else {
+            utf8_cut(&self.buf)
+        };
+        self.out.clear();
+        match std::str::from_utf8(&self.buf[..cut]) {
+            Ok(_) => self.out.extend_from_slice(&self.buf[..cut]),
+            Err(e) => {
+                if self.warnings.is_empty() {
+                    self.warnings.push(format!(
+                        "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
+                        self.raw_at + e.valid_up_to() as u64
+                    ));
+                }
+                self.out
+                    .extend_from_slice(String::from_utf8_lossy(&self.buf[..cut]).as_bytes());
+            }
+        }
+        self.buf.drain(..cut);
+        self.raw_at += cut as u64;
+        Ok(Some(&self.out))
+    }
+}
+
+/// Where a chunk of raw bytes may end so that decoding it apart gives the
+/// same text as decoding the file whole: before the lead byte of a last
+/// multi-byte sequence (every decoder state is "ready" before a byte that
+/// is not a continuation byte).
+fn utf8_cut(buf: &[u8]) -> usize {
+    let n = buf.len();
+    if n == 0 || buf[n - 1] < 0x80 {
+        return n;
+    }
+    for k in 1..=n.min(4) {
+        let b = buf[n - k];
+        if b & 0xC0 != 0x80 {
+            return if b >= 0xC0 { n - k } else { n };
+        }
+    }
+    n
+}
+
 /// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
 pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let size = bytes.len() as u64;
@@ -1298,163 +1503,74 @@ pub struct Excerpt {
 /// `Finding::evidence`), each cut to at most `max` bytes; `None` for a
 /// range that no longer lies in the file (it changed since the run read it).
 ///
-/// Memory (issue 5): a plain file is streamed once in [`EVIDENCE_CHUNK`]
-/// pieces and only the wanted ranges are kept, so a 1 GB log costs the
-/// excerpts, not the file. A compressed file, or one that is not valid
-/// UTF-8 (its decoded offsets follow U+FFFD replacement), is decoded whole
-/// as [`read`] does, bounded like the run's own read.
+/// The file is read as a stream ([`TextChunks`]): memory holds one chunk
+/// and the excerpts, never the file.
 pub fn evidence(
     path: &Path,
     ranges: &[(u64, u32)],
     max: usize,
 ) -> Result<Vec<Option<Excerpt>>, SourceError> {
-    if let Some(got) = evidence_streamed(path, ranges, max)? {
-        return Ok(got);
-    }
-    let f = read(path)?;
-    Ok(excerpts(f.text.as_bytes(), ranges, max))
-}
-
-/// Bytes read at a time when [`evidence`] streams a plain file.
-pub const EVIDENCE_CHUNK: usize = 1 << 20;
-
-/// [`evidence`] over a plain UTF-8 file in one streamed pass; `Ok(None)`
-/// when the file must be decoded whole instead (compressed, invalid UTF-8,
-/// a NUL byte).
-fn evidence_streamed(
-    path: &Path,
-    ranges: &[(u64, u32)],
-    max: usize,
-) -> Result<Option<Vec<Option<Excerpt>>>, SourceError> {
-    use std::io::Read;
-    let display = path.display().to_string();
-    let mut file =
-        std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
-    let unreadable = |e| SourceError::Unreadable(display.clone(), e);
-    // Wanted text ranges [start, stop) (stop cut at `max`), by start.
-    let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_by_key(|&i| ranges[i].0);
-    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
-    let want = |i: usize| {
-        let (off, len) = ranges[i];
-        (off, off.saturating_add(u64::from(len).min(max as u64 + 3)))
-    };
-    let mut buf = vec![0u8; EVIDENCE_CHUNK];
-    let mut fill = 0usize; // bytes in `buf` (a carried partial character first)
-    let mut text_pos = 0u64; // text offset of buf[0]
-    let mut first = true;
-    let mut next = 0usize; // first range in `order` not finished
-    loop {
-        let n = file.read(&mut buf[fill..]).map_err(unreadable)?;
-        let eof = n == 0;
-        fill += n;
-        let mut start = 0;
-        if first && (fill >= 4 || eof) {
-            if Compression::sniff(&buf[..fill]).is_some() {
-                return Ok(None);
-            }
-            if buf[..fill].starts_with(b"\xEF\xBB\xBF") {
-                start = 3; // read() drops the BOM: offsets start after it
-            }
-            first = false;
-        } else if first {
-            continue;
-        }
-        let chunk = &buf[start..fill];
-        if memchr::memchr(0, chunk).is_some() {
-            return Ok(None);
-        }
-        let valid = match std::str::from_utf8(chunk) {
-            Ok(_) => chunk.len(),
-            Err(e) if e.error_len().is_none() && !eof => e.valid_up_to(),
-            Err(_) => return Ok(None),
-        };
-        let (lo, hi) = (text_pos, text_pos + valid as u64);
-        // Copy the part of each range that lies in [lo, hi).
-        let mut i = next;
-        while i < order.len() {
-            let r = order[i];
-            let (a, b) = want(r);
-            if a >= hi {
-                break;
-            }
-            if b > lo {
-                let from = a.max(lo) - lo;
-                let to = b.min(hi) - lo;
-                parts[r].extend_from_slice(&chunk[from as usize..to as usize]);
-            }
-            i += 1;
-        }
-        while next < order.len() && want(order[next]).1 <= hi {
-            next += 1;
-        }
-        text_pos = hi;
-        if eof {
-            break;
-        }
-        // Keep an incomplete character for the next read.
-        let rest = fill - (start + valid);
-        buf.copy_within(start + valid..fill, 0);
-        fill = rest;
-    }
-    let total = text_pos;
-    Ok(Some(
-        ranges
-            .iter()
-            .enumerate()
-            .map(|(i, &(off, len))| {
-                let end = off.checked_add(u64::from(len))?;
-                if end > total {
-                    return None;
-                }
-                excerpt(&parts[i], len, max)
-            })
-            .collect(),
-    ))
-}
-
-/// The excerpts of `ranges` in `text` (whole decoded text from offset 0).
-fn excerpts(text: &[u8], ranges: &[(u64, u32)], max: usize) -> Vec<Option<Excerpt>> {
-    ranges
+    // Per range: the bytes [start, want) — the excerpt and the byte after
+    // it, to tell whether it ends at a character boundary.
+    let want: Vec<(u64, u64)> = ranges
         .iter()
         .map(|&(off, len)| {
-            let start = usize::try_from(off).ok()?;
-            let end = start.checked_add(len as usize)?;
-            if end > text.len() {
+            let end = off.saturating_add(u64::from(len));
+            (
+                off,
+                end.min(off.saturating_add(max as u64)).saturating_add(1),
+            )
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| want[i].0);
+    let mut got: Vec<Vec<u8>> = vec![Vec::new(); ranges.len()];
+    let mut src = TextChunks::open(path)?;
+    let mut at = 0u64;
+    let mut lo = 0usize;
+    while let Some(chunk) = src.next_chunk()? {
+        let (c0, c1) = (at, at + chunk.len() as u64);
+        while lo < order.len() && want[order[lo]].0.saturating_add(max as u64 + 1) < c0 {
+            lo += 1;
+        }
+        for &i in &order[lo..] {
+            let (s, w) = want[i];
+            if s >= c1 {
+                break;
+            }
+            if w <= c0 {
+                continue;
+            }
+            let from = (s.max(c0) - c0) as usize;
+            let to = (w.min(c1) - c0) as usize;
+            got[i].extend_from_slice(&chunk[from..to]);
+        }
+        at = c1;
+    }
+    let total = at;
+    let boundary = |b: Option<&u8>| b.is_none_or(|b| (*b as i8) >= -0x40);
+    Ok(ranges
+        .iter()
+        .zip(got)
+        .map(|(&(off, len), bytes)| {
+            let end = off.checked_add(u64::from(len))?;
+            if end > total || !boundary(bytes.first()) && off < total {
                 return None;
             }
-            let stop = end.min(start.saturating_add(max).saturating_add(3));
-            excerpt(&text[start..stop], len, max)
+            // `bytes` = text[off .. min(end, off + max) + 1], cut by the end.
+            let limit = (end - off).min(max as u64) as usize;
+            let mut stop = limit;
+            while stop > 0 && !boundary(bytes.get(stop)) {
+                stop -= 1;
+            }
+            let text = String::from_utf8_lossy(&bytes[..stop.min(bytes.len())]).into_owned();
+            Some(Excerpt {
+                text,
+                len: u64::from(len),
+                cut: (stop as u64) < end - off,
+            })
         })
-        .collect()
-}
-
-/// One excerpt from the bytes at a range's start (at least `max` + 3 of
-/// them, or the whole range): `None` when the range does not start on a
-/// character boundary; cut at `max` bytes on a character boundary.
-fn excerpt(bytes: &[u8], len: u32, max: usize) -> Option<Excerpt> {
-    if bytes.first().is_some_and(|&b| (0x80..0xC0).contains(&b)) {
-        return None;
-    }
-    let end = len as usize;
-    let mut stop = end.min(max).min(bytes.len());
-    while stop > 0 && stop < bytes.len() && (0x80..0xC0).contains(&bytes[stop]) {
-        stop -= 1;
-    }
-    // A range that itself ends inside a character loses that character.
-    let text = match std::str::from_utf8(&bytes[..stop]) {
-        Ok(t) => t,
-        Err(e) if e.error_len().is_none() => {
-            stop = e.valid_up_to();
-            std::str::from_utf8(&bytes[..stop]).ok()?
-        }
-        Err(_) => return None,
-    };
-    Some(Excerpt {
-        text: text.to_string(),
-        len: u64::from(len),
-        cut: stop < end,
-    })
+        .collect())
 }
 
 #[cfg(test)]
@@ -2037,48 +2153,108 @@ mod tests {
         assert_eq!(v[3], None);
     }
 
-    /// The streamed pass gives exactly what decoding the whole file gives,
-    /// for ranges across chunk edges and characters cut by a chunk edge.
-    #[test]
-    fn streamed_evidence_equals_whole_file_evidence() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("big.log");
-        // 3 MiB of lines with 2- and 3-byte characters, so chunk edges fall
-        // inside characters.
-        let mut text = String::from("\u{feff}");
-        let mut i = 0u64;
-        while text.len() < 3 * EVIDENCE_CHUNK {
-            text.push_str(&format!("{{\"n\":{i},\"t\":\"é€ {i}\"}}\n"));
-            i += 1;
+    fn all_chunks(p: &Path) -> Result<(Vec<u8>, Vec<String>), SourceError> {
+        let mut c = TextChunks::open(p)?;
+        let mut out = Vec::new();
+        while let Some(chunk) = c.next_chunk()? {
+            assert!(std::str::from_utf8(chunk).is_ok());
+            out.extend_from_slice(chunk);
         }
-        std::fs::write(&p, &text).unwrap();
-        let body = &text[3..];
-        let mut ranges = vec![
-            (0u64, 10u32),
-            (body.len() as u64 - 5, 5),
-            (body.len() as u64, 1),
-        ];
-        for k in 1..3u64 {
-            let edge = k * EVIDENCE_CHUNK as u64 - 3;
-            for back in 0..6 {
-                ranges.push((edge - back, 40));
-                ranges.push((edge - back, 70_000));
+        Ok((out, c.warnings))
+    }
+
+    /// The chunks of a file, joined, are `read`'s text, with the same
+    /// warnings and errors — multi-byte and invalid UTF-8 at chunk ends,
+    /// BOM, NUL, blank, empty and compressed files.
+    #[test]
+    fn text_chunks_join_to_read_text() {
+        let d = tempfile::tempdir().unwrap();
+        let mut big = b"\xEF\xBB\xBF".to_vec();
+        while big.len() < 3 * TEXT_CHUNK + 10 {
+            big.extend_from_slice("{\"a\":\"é€😀\"}\n".as_bytes());
+        }
+        for (k, at) in [TEXT_CHUNK - 1, TEXT_CHUNK, 2 * TEXT_CHUNK + 1]
+            .into_iter()
+            .enumerate()
+        {
+            let mut v = big.clone();
+            if k == 1 {
+                v[at] = 0xE2; // a lead byte whose sequence breaks off
+            } else {
+                v[at] = 0xFF;
+            }
+            for (name, bytes) in [
+                ("t.txt", v.clone()),
+                ("t.txt.gz", gz(&v)),
+                ("t.txt.zst", zst(&v)),
+            ] {
+                let p = d.path().join(name);
+                std::fs::write(&p, &bytes).unwrap();
+                let whole = read(&p).unwrap();
+                let (text, warnings) = all_chunks(&p).unwrap();
+                assert_eq!(text, whole.text.as_bytes(), "{name} {at}");
+                assert_eq!(warnings, whole.warnings, "{name} {at}");
             }
         }
-        let streamed = evidence_streamed(&p, &ranges, 64 * 1024).unwrap().unwrap();
-        let whole = excerpts(body.as_bytes(), &ranges, 64 * 1024);
-        assert_eq!(streamed, whole);
-        assert!(streamed.iter().filter(|e| e.is_some()).count() > 10);
-        assert_eq!(streamed[2], None, "past the end");
-        // Invalid UTF-8 and compressed files are decoded whole instead.
-        std::fs::write(&p, b"ab\xffcd\n").unwrap();
-        assert!(evidence_streamed(&p, &ranges, 10).unwrap().is_none());
-        assert_eq!(
-            evidence(&p, &[(2, 4)], 10).unwrap()[0]
-                .as_ref()
-                .map(|e| e.text.as_str()),
-            Some("\u{fffd}c"),
-            "offsets are those of the decoded text"
-        );
+        let p = d.path().join("ok.txt");
+        std::fs::write(&p, &big).unwrap();
+        assert_eq!(all_chunks(&p).unwrap().0, read(&p).unwrap().text.as_bytes());
+        for bytes in [b"".to_vec(), b" \n\t ".repeat(TEXT_CHUNK), {
+            let mut v = big.clone();
+            v[2 * TEXT_CHUNK + 7] = 0;
+            v
+        }] {
+            std::fs::write(&p, &bytes).unwrap();
+            let want = read(&p).unwrap_err().to_string();
+            assert_eq!(all_chunks(&p).unwrap_err().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn utf8_cuts_before_an_open_sequence() {
+        assert_eq!(utf8_cut(b"ab"), 2);
+        assert_eq!(utf8_cut("aé".as_bytes()), 1);
+        assert_eq!(utf8_cut(b"a\xE2\x82"), 1);
+        assert_eq!(utf8_cut(b"a\x80\x80\x80\x80"), 5);
+        assert_eq!(utf8_cut(b""), 0);
+    }
+
+    #[test]
+    fn evidence_streams_across_chunks() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("big.log");
+        let mut text = "x".repeat(TEXT_CHUNK - 2);
+        text.push_str("é€yz");
+        text.push_str(&"w".repeat(100));
+        std::fs::write(&p, format!("\u{feff}{text}")).unwrap();
+        let ranges = [
+            ((TEXT_CHUNK - 3) as u64, 8u32),
+            ((TEXT_CHUNK - 2) as u64, 5),
+            ((TEXT_CHUNK - 1) as u64, 2),
+            (0, 3),
+            (text.len() as u64 - 2, 2),
+            (text.len() as u64 - 2, 3),
+            (text.len() as u64, 0),
+        ];
+        let v = evidence(&p, &ranges, 4).unwrap();
+        let want: Vec<Option<Excerpt>> = ranges
+            .iter()
+            .map(|&(off, len)| {
+                let (start, end) = (off as usize, off as usize + len as usize);
+                if end > text.len() || !text.is_char_boundary(start) {
+                    return None;
+                }
+                let mut stop = end.min(start + 4);
+                while !text.is_char_boundary(stop) {
+                    stop -= 1;
+                }
+                Some(Excerpt {
+                    text: text[start..stop].to_string(),
+                    len: u64::from(len),
+                    cut: stop < end,
+                })
+            })
+            .collect();
+        assert_eq!(v, want);
     }
 }

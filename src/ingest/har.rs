@@ -1,12 +1,19 @@
 //! HAR 1.2 captures of MCP Streamable HTTP traffic (FORMATS.md §2.3–2.6, §4,
 //! §4.2).
 //!
-//! The document is streamed: a serde visitor walks `log.entries` one entry
-//! at a time, each entry is borrowed from the input as raw JSON text and read
-//! into small structs with every member optional and type-tolerant (`null`,
-//! a missing `timings`, `time` as a string, unknown `_custom` members). No
-//! `serde_json::Value` of the file is ever built, and a truncated file still
-//! yields every complete entry before the cut plus one error naming the byte
+//! The document is read as a stream (issue 5): bytes are pushed chunk by
+//! chunk into a [`HarStream`], whose [`Splitter`] (a small structural JSON
+//! scanner: strings, escapes, depth) finds `log.entries` and copies out each
+//! entry's exact text with its index and byte offset; the entries of one
+//! chunk are read in parallel (rayon) while the next chunk is split. The
+//! file's text is never held whole. Everything around the entries
+//! (`log.creator`, `pages`, other members, keys) is checked by serde_json
+//! on its own bytes, so a broken document gets the very message a
+//! whole-document serde_json parse gives. Each entry is read into small
+//! structs with every member optional and type-tolerant (`null`, a missing
+//! `timings`, `time` as a string, unknown `_custom` members); no
+//! `serde_json::Value` is ever built, and a truncated file still yields
+//! every complete entry before the cut plus one error naming the byte
 //! offset.
 //!
 //! Per entry `i` (0-based, DESIGN.md rule 11):
@@ -29,7 +36,7 @@ use std::fmt;
 
 use base64::Engine as _;
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, Visitor};
 use serde_json::value::RawValue;
 
 use super::{Input, sse};
@@ -39,7 +46,9 @@ use crate::record::{
     Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split,
 };
 
-/// Parses one HAR document (FORMATS.md §4) into frames, in entry order.
+/// Parses one HAR document (FORMATS.md §4) given whole into frames, in entry
+/// order: the text is fed to a [`HarStream`] in [`STREAM_CHUNK`] pieces, so
+/// the result is the one a file read chunk by chunk gives.
 ///
 /// `format` is `har`; `dialect` is the known exporter named by
 /// `log.creator.name` (lower-cased: `webinspector`, `mitmproxy`, `firefox`,
@@ -50,58 +59,281 @@ use crate::record::{
 /// at most one line for JSON that breaks off or is malformed, naming its
 /// byte offset. Never panics.
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink {
-        input,
-        parsed: Parsed {
-            format: "har",
-            dialect: "har",
-            ..Default::default()
-        },
-        next_entry: 0,
-        saw_log: false,
-        saw_entries: false,
-    };
-    let mut de = serde_json::Deserializer::from_str(input.text);
-    let result = RootSeed(&mut sink)
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-    match result {
-        Err(e) => {
-            let offset = error_offset(input.text, e.line(), e.column());
-            let what = if e.is_eof() {
-                "HAR ends early"
-            } else {
-                "HAR is not valid JSON"
-            };
-            let n = sink.next_entry;
-            sink.parsed.incomplete = true;
-            sink.parsed.errors.push(format!(
-                "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
-                e.line(),
-                e.column()
-            ));
-        }
-        Ok(()) if !sink.saw_log => {
-            sink.parsed.incomplete = true;
-            sink.parsed
-                .errors
-                .push("not a HAR document: no `log` object".to_string())
-        }
-        Ok(()) if !sink.saw_entries => {
-            sink.parsed.incomplete = true;
-            sink.parsed
-                .errors
-                .push("HAR `log` has no `entries` array".to_string())
-        }
-        Ok(()) => {}
+    let mut s = HarStream::new(input.file, input.name);
+    for piece in input.text.as_bytes().chunks(STREAM_CHUNK) {
+        s.push(piece);
     }
-    sink.parsed
+    s.finish()
+}
+
+/// Size of the pieces [`parse`] feeds to a [`HarStream`], and the read size
+/// `source` uses for HAR files (1 MiB).
+pub const STREAM_CHUNK: usize = 1 << 20;
+
+/// A HAR document read as a stream (issue 5): bytes are pushed chunk by
+/// chunk (any sizes, any cuts), a [`Splitter`] finds the entries of
+/// `log.entries`, and the entries found in one chunk are read in parallel
+/// (rayon) while the next chunk is split. Memory holds one chunk, the
+/// entries of two chunks and the records made so far — never the document.
+///
+/// The result ([`HarStream::finish`]) is the same, record for record and
+/// error line for error line, whatever the chunk sizes and thread count.
+pub struct HarStream {
+    file: u32,
+    name: String,
+    splitter: Splitter,
+    /// Entries found by the last push, read by the next one.
+    ready: Batch,
+    parsed: Parsed,
+    /// Entries read (the `n entries read before it` of an error).
+    read: u64,
+    /// The first document error met in an entry.
+    stop: Option<DocError>,
+}
+
+impl HarStream {
+    /// A stream for input `file` (the index that goes into every
+    /// `Provenance`) named `name` (for messages only).
+    pub fn new(file: u32, name: &str) -> Self {
+        HarStream {
+            file,
+            name: name.to_string(),
+            splitter: Splitter::new(),
+            ready: Batch::default(),
+            parsed: Parsed {
+                format: "har",
+                dialect: "har",
+                ..Default::default()
+            },
+            read: 0,
+            stop: None,
+        }
+    }
+
+    /// Feeds the next bytes of the document (UTF-8 text; a chunk may end
+    /// inside a character or token). Reads the entries of the previous push
+    /// in parallel with splitting this one.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.stop.is_some() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.ready);
+        let mut next = Batch::default();
+        let (file, name, splitter) = (self.file, self.name.as_str(), &mut self.splitter);
+        let (outs, ()) = rayon::join(
+            || read_batch(file, name, &batch),
+            || splitter.push(chunk, &mut next),
+        );
+        self.ready = next;
+        self.merge(outs);
+    }
+
+    /// Whether nothing more can change the result (a document error was
+    /// found); pushing more is then harmless but useless.
+    pub fn stopped(&self) -> bool {
+        self.stop.is_some() || self.splitter.error.is_some()
+    }
+
+    /// Ends the document and returns what was read, as [`parse`] documents.
+    pub fn finish(mut self) -> Parsed {
+        if self.stop.is_none() {
+            let mut batch = std::mem::take(&mut self.ready);
+            self.splitter.finish(&mut batch);
+            let outs = read_batch(self.file, &self.name, &batch);
+            self.merge(outs);
+        }
+        let mut parsed = self.parsed;
+        parsed.dialect = self.splitter.dialect;
+        let error = self.stop.or(self.splitter.error.take());
+        if let Some(e) = error {
+            parsed.incomplete = true;
+            parsed.errors.push(e.message(self.read));
+        } else if !self.splitter.saw_log {
+            parsed.incomplete = true;
+            parsed
+                .errors
+                .push("not a HAR document: no `log` object".to_string());
+        } else if !self.splitter.saw_entries {
+            parsed.incomplete = true;
+            parsed
+                .errors
+                .push("HAR `log` has no `entries` array".to_string());
+        }
+        parsed
+    }
+
+    /// Appends read entries in entry order, up to the first one that is not
+    /// valid JSON.
+    fn merge(&mut self, outs: Vec<Result<Parsed, DocError>>) {
+        for out in outs {
+            match out {
+                Ok(p) => {
+                    self.parsed.records.extend(p.records);
+                    self.parsed.errors.extend(p.errors);
+                    self.read += 1;
+                }
+                Err(e) => {
+                    self.stop = Some(e);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Reads the entries of a batch in parallel; each is its records and error
+/// lines, or the document error it holds (JSON that is not valid).
+fn read_batch(file: u32, name: &str, batch: &Batch) -> Vec<Result<Parsed, DocError>> {
+    use rayon::prelude::*;
+    batch
+        .spans
+        .par_iter()
+        .map(|sp| {
+            let bytes = batch.text.get(sp.start..sp.end).unwrap_or_default();
+            let raw = String::from_utf8_lossy(bytes);
+            let mut one = Sink {
+                file,
+                name,
+                parsed: Parsed::default(),
+                next_entry: sp.index,
+            };
+            match one.entry(&raw, sp.offset) {
+                Ok(()) => Ok(one.parsed),
+                Err(e) => Err(sp.error(&e, raw.as_bytes())),
+            }
+        })
+        .collect()
+}
+
+/// Entries found by a [`Splitter`]: their texts one after the other.
+#[derive(Debug, Default)]
+pub struct Batch {
+    text: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+impl Batch {
+    /// The entries: (index in `log.entries`, byte offset of the entry in
+    /// the document, its exact JSON text).
+    pub fn entries(&self) -> impl Iterator<Item = (u64, u64, &[u8])> + '_ {
+        self.spans.iter().map(|s| {
+            (
+                s.index,
+                s.offset,
+                self.text.get(s.start..s.end).unwrap_or_default(),
+            )
+        })
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// No entry.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+/// One entry in a [`Batch`].
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    index: u64,
+    /// Byte offset in the document.
+    offset: u64,
+    /// 1-based line of the entry's first byte, and the offset that line
+    /// starts at (to place an error inside the entry).
+    line: u64,
+    line_start: u64,
+}
+
+impl Span {
+    /// The document error for a serde_json error inside this entry's text.
+    fn error(&self, e: &serde_json::Error, raw: &[u8]) -> DocError {
+        if e.line() == 0 {
+            return DocError::unplaced(e);
+        }
+        let rel = error_offset(raw, e.line(), e.column());
+        let before = &raw[..rel];
+        let (line, column) = match memchr::memrchr(b'\n', before) {
+            None => (
+                self.line,
+                (self.offset + rel as u64).saturating_sub(self.line_start),
+            ),
+            Some(nl) => (
+                self.line + memchr::memchr_iter(b'\n', before).count() as u64,
+                (rel - nl - 1) as u64,
+            ),
+        };
+        DocError::placed(e, self.offset + rel as u64, line, column)
+    }
+}
+
+/// The first place where the document is not valid JSON (or ends early),
+/// with serde_json's words: the message is the one a whole-document parse
+/// with serde_json gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DocError {
+    /// serde_json's message without its position.
+    text: String,
+    eof: bool,
+    /// Byte offset, 1-based line, column (bytes into the line); all 0 when
+    /// serde_json gave no position.
+    offset: u64,
+    line: u64,
+    column: u64,
+}
+
+impl DocError {
+    fn placed(e: &serde_json::Error, offset: u64, line: u64, column: u64) -> DocError {
+        let full = e.to_string();
+        let suffix = format!(" at line {} column {}", e.line(), e.column());
+        DocError {
+            text: full.strip_suffix(&suffix).unwrap_or(&full).to_string(),
+            eof: e.is_eof(),
+            offset,
+            line,
+            column,
+        }
+    }
+
+    fn unplaced(e: &serde_json::Error) -> DocError {
+        DocError {
+            text: e.to_string(),
+            eof: e.is_eof(),
+            offset: 0,
+            line: 0,
+            column: 0,
+        }
+    }
+
+    /// The error line: `HAR ends early at byte N (line L, column C): …; n
+    /// entries read before it` (or `HAR is not valid JSON at …`).
+    fn message(&self, read: u64) -> String {
+        let what = if self.eof {
+            "HAR ends early"
+        } else {
+            "HAR is not valid JSON"
+        };
+        let (o, l, c) = (self.offset, self.line, self.column);
+        let at = if l == 0 {
+            String::new()
+        } else {
+            format!(" at line {l} column {c}")
+        };
+        format!(
+            "{what} at byte {o} (line {l}, column {c}): {}{at}; {read} entries read before it",
+            self.text
+        )
+    }
 }
 
 /// Byte offset of a serde_json error position (1-based line, column = bytes
 /// consumed on that line), clamped to the text.
-fn error_offset(text: &str, line: usize, column: usize) -> usize {
-    let bytes = text.as_bytes();
+fn error_offset(bytes: &[u8], line: usize, column: usize) -> usize {
     let mut start = 0usize;
     for _ in 1..line {
         match memchr::memchr(b'\n', &bytes[start.min(bytes.len())..]) {
@@ -113,117 +345,678 @@ fn error_offset(text: &str, line: usize, column: usize) -> usize {
 }
 
 // ---------------------------------------------------------------------------
-// Streaming over the document: {"log": {"creator": …, "entries": [ … ]}}.
+// The entry splitter: {"log": {"creator": …, "entries": [ … ]}}.
 
-/// What the visitors feed: the input and the output being built.
+/// Finds the entries of `log.entries` in a HAR document pushed chunk by
+/// chunk (push-style: it does no I/O).
+///
+/// A small structural scanner (strings, escapes, nesting depth) walks the
+/// root object, the `log` object and the `entries` array exactly as
+/// serde_json does (same steps, same error at the same byte), and hands
+/// every other value to serde_json as its exact bytes: each key, `creator`
+/// (whose `name` gives the dialect), and members it does not need (`pages`,
+/// `version`, a second `log` or `entries`, …) are checked in full, so a
+/// broken document gets the message a whole-document parse gives. Each
+/// element of `log.entries` (the first `entries` of the first `log`) is
+/// copied to a [`Batch`] with its index and byte offset; an object element
+/// is checked when it is read ([`HarStream`]), a scalar one here.
+///
+/// Memory: the bytes of the value being scanned (one entry, one key, or one
+/// other member such as `pages`), never the document. Never panics.
+#[derive(Debug)]
+pub struct Splitter {
+    /// Bytes from `base` on not yet consumed.
+    buf: Vec<u8>,
+    /// Byte offset in the document of `buf[0]`.
+    base: u64,
+    /// Next byte to look at (index in `buf`).
+    pos: usize,
+    /// First byte of the value or key being scanned (index in `buf`).
+    start: usize,
+    scan: Scan,
+    eof: bool,
+    state: State,
+    lines: LineCursor,
+    next_index: u64,
+    saw_log: bool,
+    saw_entries: bool,
+    dialect: &'static str,
+    error: Option<DocError>,
+}
+
+/// Where the scanner stands (the serde_json step it mirrors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the document's value.
+    Root,
+    /// `MapAccess::has_next_key` in the root (`log == false`) or `log` object.
+    KeyOrEnd { log: bool, first: bool },
+    /// After a `,` in an object: a key must follow.
+    KeyAfterComma { log: bool },
+    /// Scanning a key from `start`.
+    Key { log: bool },
+    /// After a key: `:` must follow.
+    Colon { log: bool, target: Target },
+    /// Before a member's value.
+    Value { log: bool, target: Target },
+    /// Scanning a value that serde_json reads, from `start`.
+    Skip { log: bool, target: Target },
+    /// `SeqAccess::has_next_element` in `log.entries`.
+    ElemOrEnd { first: bool },
+    /// After a `,` in `log.entries`: an element must follow.
+    ElemAfterComma,
+    /// Scanning an entry from `start`.
+    Elem,
+    /// After the root object: only whitespace may follow.
+    End,
+    /// Finished (or stopped at an error).
+    Done,
+}
+
+/// What a value is read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// The document itself (must be an object).
+    Root,
+    /// `log` (must be an object).
+    Log,
+    /// `log.creator`.
+    Creator,
+    /// `log.entries` (must be an array).
+    Entries,
+    /// Anything else: checked, not kept.
+    Ignore,
+}
+
+/// Progress of scanning one value's extent.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scan {
+    /// Next byte to scan (index in `buf`).
+    at: usize,
+    depth: u32,
+    in_str: bool,
+    /// A number or literal (scanned as a token plus lookahead).
+    scalar: bool,
+    /// The token of a number or literal has been found.
+    token_done: bool,
+}
+
+/// Lines counted so far: `line` (1-based) is the line of byte `at`, which
+/// starts at byte `line_start`.
+#[derive(Debug, Clone, Copy)]
+struct LineCursor {
+    at: u64,
+    line: u64,
+    line_start: u64,
+}
+
+/// Why a step could not finish.
+enum Halt {
+    /// More bytes are needed.
+    More,
+    /// Stopped at an error.
+    Stop,
+}
+
+type Step<T> = Result<T, Halt>;
+
+/// Byte classes outside strings: 1 = `"`, 2 = `{` / `[`, 3 = `}` / `]`.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = 1;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t[b'}' as usize] = 3;
+    t[b']' as usize] = 3;
+    t
+};
+
+/// Bytes that end a number or literal token.
+fn ends_token(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\n' | b'\t' | b'\r' | b',' | b':' | b'"' | b'[' | b']' | b'{' | b'}'
+    )
+}
+
+/// A visitor that accepts nothing: reading with it gives serde_json's
+/// "invalid type: …, expected {0}" error.
+struct Expect(&'static str);
+
+impl<'de> Visitor<'de> for Expect {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Default for Splitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Splitter {
+    /// A splitter at the start of a document.
+    pub fn new() -> Self {
+        Splitter {
+            buf: Vec::new(),
+            base: 0,
+            pos: 0,
+            start: 0,
+            scan: Scan::default(),
+            eof: false,
+            state: State::Root,
+            lines: LineCursor {
+                at: 0,
+                line: 1,
+                line_start: 0,
+            },
+            next_index: 0,
+            saw_log: false,
+            saw_entries: false,
+            dialect: "har",
+            error: None,
+        }
+    }
+
+    /// Feeds the next bytes; the entries they complete go to `out`.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Batch) {
+        if self.state == State::Done {
+            return;
+        }
+        self.buf.extend_from_slice(chunk);
+        self.run(out);
+        self.compact();
+    }
+
+    /// Ends the document: a last entry may go to `out`, and a document that
+    /// breaks off gets its error.
+    pub fn finish(&mut self, out: &mut Batch) {
+        self.eof = true;
+        self.run(out);
+    }
+
+    /// The `dialect` named by `log.creator.name` (`har` when none).
+    pub fn dialect(&self) -> &'static str {
+        self.dialect
+    }
+
+    /// Entries found so far.
+    pub fn entries_found(&self) -> u64 {
+        self.next_index
+    }
+
+    /// Drops consumed bytes (counting their lines first).
+    fn compact(&mut self) {
+        let live = match self.state {
+            State::Key { .. } | State::Skip { .. } | State::Elem => self.start.min(self.pos),
+            State::Done => self.buf.len(),
+            _ => self.pos,
+        };
+        if live == 0 {
+            return;
+        }
+        self.advance_lines(self.base + live as u64);
+        self.buf.drain(..live);
+        self.base += live as u64;
+        self.pos -= live.min(self.pos);
+        self.start -= live.min(self.start);
+        self.scan.at -= live.min(self.scan.at);
+    }
+
+    /// Moves the line cursor to document byte `to` (at or after it, inside
+    /// `buf`).
+    fn advance_lines(&mut self, to: u64) {
+        let Some(from) = self.lines.at.checked_sub(self.base) else {
+            return;
+        };
+        let to_i = to.saturating_sub(self.base) as usize;
+        let (from, to_i) = (from as usize, to_i.min(self.buf.len()));
+        if to_i <= from {
+            return;
+        }
+        let part = &self.buf[from..to_i];
+        if let Some(nl) = memchr::memrchr(b'\n', part) {
+            self.lines.line += memchr::memchr_iter(b'\n', part).count() as u64;
+            self.lines.line_start = self.base + (from + nl + 1) as u64;
+        }
+        self.lines.at = self.base + to_i as u64;
+    }
+
+    /// Line and column of document byte `at` (at or after the cursor).
+    fn locate(&mut self, at: u64) -> (u64, u64) {
+        self.advance_lines(at);
+        (self.lines.line, at.saturating_sub(self.lines.line_start))
+    }
+
+    /// Stops at serde_json error `code` caused by the byte at `pos`
+    /// (`peek_error`: placed one byte on), or by the end of the input.
+    fn peek_err(&mut self, code: &str, eof: bool) -> Halt {
+        let at = if self.pos < self.buf.len() {
+            self.base + self.pos as u64 + 1
+        } else {
+            self.base + self.buf.len() as u64
+        };
+        let (line, column) = self.locate(at);
+        self.error = Some(DocError {
+            text: code.to_string(),
+            eof,
+            offset: at,
+            line,
+            column,
+        });
+        self.state = State::Done;
+        Halt::Stop
+    }
+
+    /// Stops at a serde_json error met reading `buf[from..to]`.
+    fn serde_err(&mut self, e: &serde_json::Error, from: usize, to: usize) -> Halt {
+        self.error = Some(if e.line() == 0 {
+            DocError::unplaced(e)
+        } else {
+            let rel = error_offset(&self.buf[from..to], e.line(), e.column());
+            let at = self.base + (from + rel) as u64;
+            let (line, column) = self.locate(at);
+            DocError::placed(e, at, line, column)
+        });
+        self.state = State::Done;
+        Halt::Stop
+    }
+
+    /// Skips whitespace; the next byte (not consumed), `None` at the end.
+    fn ws(&mut self) -> Step<Option<u8>> {
+        while let Some(&b) = self.buf.get(self.pos) {
+            match b {
+                b' ' | b'\n' | b'\t' | b'\r' => self.pos += 1,
+                _ => return Ok(Some(b)),
+            }
+        }
+        if self.eof { Ok(None) } else { Err(Halt::More) }
+    }
+
+    /// Starts scanning a value at `pos`.
+    fn begin(&mut self) {
+        self.start = self.pos;
+        let first = self.buf.get(self.pos).copied().unwrap_or(b' ');
+        self.scan = Scan {
+            at: self.pos,
+            scalar: !matches!(first, b'{' | b'[' | b'"'),
+            ..Scan::default()
+        };
+    }
+
+    /// Scans the value from `start`: `Ok((end, closed))` with the end of
+    /// what serde_json must see — a container or string: up to its closing
+    /// byte (`closed`), or to the end of the input that cuts it; a number or
+    /// literal: the token, the whitespace after it and one more byte, which
+    /// serde_json needs to judge the token.
+    fn extent(&mut self) -> Step<(usize, bool)> {
+        let buf = &self.buf;
+        let len = buf.len();
+        let mut i = self.scan.at;
+        if self.scan.scalar {
+            if !self.scan.token_done {
+                while i < len && !ends_token(buf[i]) {
+                    i += 1;
+                }
+                if i == len && !self.eof {
+                    self.scan.at = i;
+                    return Err(Halt::More);
+                }
+                self.scan.token_done = true;
+                if i == self.start {
+                    // No token (a stray `,` `:` `]` `}`): serde_json judges
+                    // that byte.
+                    let e = (i + 1).min(len);
+                    self.scan.at = e;
+                    return Ok((e, true));
+                }
+            }
+            while i < len && matches!(buf[i], b' ' | b'\n' | b'\t' | b'\r') {
+                i += 1;
+            }
+            if i < len {
+                self.scan.at = i + 1;
+                return Ok((i + 1, true));
+            }
+            self.scan.at = i;
+            return if self.eof {
+                Ok((len, true))
+            } else {
+                Err(Halt::More)
+            };
+        }
+        let (mut depth, mut in_str) = (self.scan.depth, self.scan.in_str);
+        loop {
+            if in_str {
+                match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+                    None => {
+                        i = len;
+                        break;
+                    }
+                    Some(k) => {
+                        i += k;
+                        if buf[i] == b'"' {
+                            in_str = false;
+                            i += 1;
+                            if depth == 0 {
+                                self.scan.at = i;
+                                return Ok((i, true));
+                            }
+                        } else if i + 1 < len {
+                            i += 2;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            } else {
+                while i < len && CLASS[buf[i] as usize] == 0 {
+                    i += 1;
+                }
+                if i == len {
+                    break;
+                }
+                match CLASS[buf[i] as usize] {
+                    1 => in_str = true,
+                    2 => depth = depth.saturating_add(1),
+                    _ => depth = depth.saturating_sub(1),
+                }
+                i += 1;
+                if depth == 0 && !in_str {
+                    self.scan.at = i;
+                    return Ok((i, true));
+                }
+            }
+        }
+        self.scan.at = i;
+        self.scan.depth = depth;
+        self.scan.in_str = in_str;
+        if self.eof {
+            Ok((len, false))
+        } else {
+            Err(Halt::More)
+        }
+    }
+
+    /// Lets serde_json read `buf[start..end]` with `f`, then checks what
+    /// follows; `Ok((value, resume))` with the index where the structure
+    /// goes on (the first byte after the value and its whitespace).
+    fn serde<T>(
+        &mut self,
+        end: usize,
+        f: impl FnOnce(
+            &mut serde_json::Deserializer<serde_json::de::SliceRead<'_>>,
+        ) -> Result<T, serde_json::Error>,
+    ) -> Step<(T, usize)> {
+        let start = self.start;
+        let sub = &self.buf[start..end];
+        let mut de = serde_json::Deserializer::from_slice(sub);
+        let result = f(&mut de).and_then(|v| match de.end() {
+            Ok(()) => Ok((v, end)),
+            // Trailing characters: placed one byte after the first of them.
+            Err(e) => Ok((
+                v,
+                start + error_offset(sub, e.line(), e.column()).saturating_sub(1),
+            )),
+        });
+        match result {
+            Ok(r) => Ok(r),
+            Err(e) => Err(self.serde_err(&e, start, end)),
+        }
+    }
+
+    /// Adds the entry `buf[start..end]` to `out`.
+    fn emit(&mut self, end: usize, out: &mut Batch) {
+        let mut text_end = end;
+        while text_end > self.start
+            && matches!(self.buf[text_end - 1], b' ' | b'\n' | b'\t' | b'\r')
+        {
+            text_end -= 1;
+        }
+        let offset = self.base + self.start as u64;
+        let (line, column) = self.locate(offset);
+        let at = out.text.len();
+        out.text.extend_from_slice(&self.buf[self.start..text_end]);
+        out.spans.push(Span {
+            start: at,
+            end: out.text.len(),
+            index: self.next_index,
+            offset,
+            line,
+            line_start: offset.saturating_sub(column),
+        });
+        self.next_index += 1;
+    }
+
+    fn run(&mut self, out: &mut Batch) {
+        loop {
+            match self.step(out) {
+                Ok(()) if self.state == State::Done => return,
+                Ok(()) => {}
+                Err(Halt::More) | Err(Halt::Stop) => return,
+            }
+        }
+    }
+
+    /// One step of the walk.
+    fn step(&mut self, out: &mut Batch) -> Step<()> {
+        const EOF_VALUE: &str = "EOF while parsing a value";
+        const EOF_OBJECT: &str = "EOF while parsing an object";
+        match self.state {
+            State::Done => Ok(()),
+            State::Root => match self.ws()? {
+                None => Err(self.peek_err(EOF_VALUE, true)),
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.state = State::KeyOrEnd {
+                        log: false,
+                        first: true,
+                    };
+                    Ok(())
+                }
+                Some(_) => {
+                    self.begin();
+                    self.state = State::Skip {
+                        log: false,
+                        target: Target::Root,
+                    };
+                    Ok(())
+                }
+            },
+            State::KeyOrEnd { log, first } => match self.ws()? {
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.state = if log {
+                        State::KeyOrEnd {
+                            log: false,
+                            first: false,
+                        }
+                    } else {
+                        State::End
+                    };
+                    Ok(())
+                }
+                Some(b',') if !first => {
+                    self.pos += 1;
+                    self.state = State::KeyAfterComma { log };
+                    Ok(())
+                }
+                Some(b'"') if first => {
+                    self.begin();
+                    self.state = State::Key { log };
+                    Ok(())
+                }
+                Some(_) if first => Err(self.peek_err("key must be a string", false)),
+                Some(_) => Err(self.peek_err("expected `,` or `}`", false)),
+                None => Err(self.peek_err(EOF_OBJECT, true)),
+            },
+            State::KeyAfterComma { log } => match self.ws()? {
+                Some(b'"') => {
+                    self.begin();
+                    self.state = State::Key { log };
+                    Ok(())
+                }
+                Some(b'}') => Err(self.peek_err("trailing comma", false)),
+                Some(_) => Err(self.peek_err("key must be a string", false)),
+                None => Err(self.peek_err(EOF_VALUE, true)),
+            },
+            State::Key { log } => {
+                let (end, _) = self.extent()?;
+                let (key, resume) = self.serde(end, |de| String::deserialize(de))?;
+                let target = match (log, key.as_ref()) {
+                    (false, "log") if !self.saw_log => {
+                        self.saw_log = true;
+                        Target::Log
+                    }
+                    (true, "creator") => Target::Creator,
+                    (true, "entries") if !self.saw_entries => {
+                        self.saw_entries = true;
+                        Target::Entries
+                    }
+                    _ => Target::Ignore,
+                };
+                self.pos = resume;
+                self.state = State::Colon { log, target };
+                Ok(())
+            }
+            State::Colon { log, target } => match self.ws()? {
+                Some(b':') => {
+                    self.pos += 1;
+                    self.state = State::Value { log, target };
+                    Ok(())
+                }
+                Some(_) => Err(self.peek_err("expected `:`", false)),
+                None => Err(self.peek_err(EOF_OBJECT, true)),
+            },
+            State::Value { log, target } => {
+                let b = match self.ws()? {
+                    None => return Err(self.peek_err(EOF_VALUE, true)),
+                    Some(b) => b,
+                };
+                match (target, b) {
+                    (Target::Log, b'{') => {
+                        self.pos += 1;
+                        self.state = State::KeyOrEnd {
+                            log: true,
+                            first: true,
+                        };
+                    }
+                    (Target::Entries, b'[') => {
+                        self.pos += 1;
+                        self.state = State::ElemOrEnd { first: true };
+                    }
+                    _ => {
+                        self.begin();
+                        self.state = State::Skip { log, target };
+                    }
+                }
+                Ok(())
+            }
+            State::Skip { log, target } => {
+                let first = self.buf.get(self.start).copied();
+                // A wrong container is refused at its first byte.
+                let end = match (target, first) {
+                    (Target::Root | Target::Log, Some(b'[')) | (Target::Entries, Some(b'{')) => {
+                        self.start + 1
+                    }
+                    _ => self.extent()?.0,
+                };
+                let ((), resume) = match target {
+                    Target::Root => self.serde(end, |de| {
+                        de.deserialize_map(Expect("a HAR document {\"log\": {…}}"))
+                    })?,
+                    Target::Log => {
+                        self.serde(end, |de| de.deserialize_map(Expect("the HAR `log` object")))?
+                    }
+                    Target::Entries => self.serde(end, |de| {
+                        de.deserialize_seq(Expect("the `log.entries` array"))
+                    })?,
+                    Target::Creator => {
+                        let (d, resume) = self.serde(end, |de| {
+                            Loose::<Creator>::deserialize(de)
+                                .map(|c| c.0.and_then(|c| c.name.0).map(|n| dialect(&n)))
+                        })?;
+                        if let Some(d) = d {
+                            self.dialect = d;
+                        }
+                        ((), resume)
+                    }
+                    Target::Ignore => {
+                        let (IgnoredAny, resume) =
+                            self.serde(end, |de| IgnoredAny::deserialize(de))?;
+                        ((), resume)
+                    }
+                };
+                self.pos = resume;
+                self.state = State::KeyOrEnd { log, first: false };
+                Ok(())
+            }
+            State::ElemOrEnd { first } => match self.ws()? {
+                Some(b']') => {
+                    self.pos += 1;
+                    self.state = State::KeyOrEnd {
+                        log: true,
+                        first: false,
+                    };
+                    Ok(())
+                }
+                Some(b',') if !first => {
+                    self.pos += 1;
+                    self.state = State::ElemAfterComma;
+                    Ok(())
+                }
+                Some(_) if first => {
+                    self.begin();
+                    self.state = State::Elem;
+                    Ok(())
+                }
+                Some(_) => Err(self.peek_err("expected `,` or `]`", false)),
+                None => Err(self.peek_err("EOF while parsing a list", true)),
+            },
+            State::ElemAfterComma => match self.ws()? {
+                Some(b']') => Err(self.peek_err("trailing comma", false)),
+                Some(_) => {
+                    self.begin();
+                    self.state = State::Elem;
+                    Ok(())
+                }
+                None => Err(self.peek_err(EOF_VALUE, true)),
+            },
+            State::Elem => {
+                let (end, closed) = self.extent()?;
+                if self.scan.scalar || !closed {
+                    // Judged here: a number or literal (serde needs the
+                    // byte after it), or an entry the input cuts off.
+                    let ((), resume) =
+                        self.serde(end, |de| IgnoredAny::deserialize(de).map(|_| ()))?;
+                    self.emit(resume, out);
+                    self.pos = resume;
+                } else {
+                    self.emit(end, out);
+                    self.pos = end;
+                }
+                self.state = State::ElemOrEnd { first: false };
+                Ok(())
+            }
+            State::End => match self.ws()? {
+                None => {
+                    self.state = State::Done;
+                    Ok(())
+                }
+                Some(_) => Err(self.peek_err("trailing characters", false)),
+            },
+        }
+    }
+}
+
 struct Sink<'t> {
-    input: Input<'t>,
+    file: u32,
+    name: &'t str,
     parsed: Parsed,
     /// Index of the next entry of `log.entries`.
     next_entry: u64,
-    saw_log: bool,
-    saw_entries: bool,
-}
-
-struct RootSeed<'s, 't>(&'s mut Sink<'t>);
-
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for RootSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a HAR document {\"log\": {…}}")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key == "log" && !self.0.saw_log {
-                self.0.saw_log = true;
-                map.next_value_seed(LogSeed(&mut *self.0))?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(())
-    }
-}
-
-struct LogSeed<'s, 't>(&'s mut Sink<'t>);
-
-impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for LogSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the HAR `log` object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "creator" => {
-                    let c = map.next_value::<Loose<Creator<'de>>>()?;
-                    if let Some(name) = c.0.and_then(|c| c.name.0) {
-                        self.0.parsed.dialect = dialect(&name);
-                    }
-                }
-                "entries" if !self.0.saw_entries => {
-                    self.0.saw_entries = true;
-                    map.next_value_seed(EntriesSeed(&mut *self.0))?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-struct EntriesSeed<'s, 't>(&'s mut Sink<'t>);
-
-impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for EntriesSeed<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the `log.entries` array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        // Entries are found one at a time (each a borrowed slice of the
-        // input, no copy) and read in parallel, a batch at a time; records
-        // and errors are appended in entry order (issue 5).
-        let mut batch: Vec<&'de str> = Vec::with_capacity(ENTRY_BATCH);
-        loop {
-            let next = seq.next_element::<&'de RawValue>();
-            let more = matches!(next, Ok(Some(_)));
-            if let Ok(Some(raw)) = &next {
-                batch.push(raw.get());
-            }
-            if batch.len() >= ENTRY_BATCH || !more {
-                self.0.entries(&batch);
-                batch.clear();
-            }
-            match next {
-                Ok(Some(_)) => {}
-                Ok(None) => return Ok(()),
-                Err(e) => return Err(e),
-            }
-        }
-    }
 }
 
 /// The `dialect` name for a `log.creator.name` (FORMATS.md §4.1).
@@ -528,53 +1321,20 @@ fn is_json_type(mt: &str) -> bool {
     mt == "application/json" || mt.ends_with("+json")
 }
 
-/// Entries read in parallel at a time.
-const ENTRY_BATCH: usize = 256;
-
 impl Sink<'_> {
     fn error(&mut self, msg: String) {
         self.parsed.errors.push(msg);
     }
 
-    /// Reads a batch of consecutive entries in parallel; their records and
-    /// errors go in entry order, as if read one by one.
-    fn entries(&mut self, raws: &[&str]) {
-        use rayon::prelude::*;
-        let first = self.next_entry;
-        let input = self.input;
-        let parts: Vec<Parsed> = raws
-            .par_iter()
-            .enumerate()
-            .map(|(k, raw)| {
-                let mut one = Sink {
-                    input,
-                    parsed: Parsed::default(),
-                    next_entry: first + k as u64,
-                    saw_log: true,
-                    saw_entries: true,
-                };
-                one.entry(raw);
-                one.parsed
-            })
-            .collect();
-        for p in parts {
-            self.parsed.records.extend(p.records);
-            self.parsed.errors.extend(p.errors);
-        }
-        self.next_entry = first + raws.len() as u64;
-    }
-
-    /// Reads one entry given as its raw JSON text inside the input.
-    fn entry(&mut self, raw: &str) {
+    /// Reads one entry given as its exact JSON text, found at byte `offset`
+    /// of the document. `Err` when the text is not valid JSON (serde_json's
+    /// error inside `raw`): the document is broken there. An entry that is
+    /// valid JSON but no entry object is an error line, and skipped.
+    fn entry(&mut self, raw: &str, offset: u64) -> Result<(), serde_json::Error> {
         let i = self.next_entry;
         self.next_entry += 1;
-        let base = self.input.text.as_ptr() as usize;
-        let offset = (raw.as_ptr() as usize)
-            .checked_sub(base)
-            .filter(|o| o.saturating_add(raw.len()) <= self.input.text.len())
-            .unwrap_or(0) as u64;
         let len = u32::try_from(raw.len()).unwrap_or(u32::MAX);
-        let file = self.input.file;
+        let file = self.file;
         let prov = |location: Location| Provenance {
             file,
             location,
@@ -585,15 +1345,18 @@ impl Sink<'_> {
         let e: Entry<'_> = match serde_json::from_str(raw) {
             Ok(e) => e,
             Err(err) => {
+                // Not valid JSON at all, or only not an entry (the same
+                // check a whole-document parse makes first).
+                serde_json::from_str::<IgnoredAny>(raw)?;
                 self.error(format!(
                     "entry {i}: not a HAR entry object ({err}); skipped"
                 ));
-                return;
+                return Ok(());
             }
         };
         let Some(req) = e.request.0 else {
             self.error(format!("entry {i}: no `request` object; skipped"));
-            return;
+            return Ok(());
         };
         let method = req
             .method
@@ -655,7 +1418,7 @@ impl Sink<'_> {
             .or_else(|| query_param(url, &["sessionId", "session_id"]))
             .map(Box::from)
             .or_else(|| origin(url).map(Box::from))
-            .unwrap_or_else(|| self.input.name.into());
+            .unwrap_or_else(|| self.name.into());
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
 
         // Response (FORMATS.md §4, §4.2; DESIGN.md rule 12).
@@ -848,6 +1611,224 @@ impl Sink<'_> {
                 payload,
                 http: None,
             }));
+        }
+        Ok(())
+    }
+}
+
+/// The whole-document parser this module had before the streaming splitter
+/// (serde visitors over the whole text): the reference the splitter must
+/// match, message for message.
+#[cfg(test)]
+mod reference {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    use super::{Creator, Input, Loose, Parsed, Sink, dialect, error_offset};
+
+    /// Parses one HAR document (FORMATS.md §4) into frames, in entry order.
+    ///
+    /// `format` is `har`; `dialect` is the known exporter named by
+    /// `log.creator.name` (lower-cased: `webinspector`, `mitmproxy`, `firefox`,
+    /// `charles`, `fiddler`, `playwright`, `proxyman`), else `har`. Recoverable
+    /// problems go to `errors`, one line each naming the entry: an entry that is
+    /// not an object or has no `request` (skipped), a body not captured
+    /// (DESIGN.md rule 12), invalid base64, an unreadable `startedDateTime`, and
+    /// at most one line for JSON that breaks off or is malformed, naming its
+    /// byte offset. Never panics.
+    pub(super) fn parse(input: Input<'_>) -> Parsed {
+        let mut sink = RefSink {
+            input,
+            parsed: Parsed {
+                format: "har",
+                dialect: "har",
+                ..Default::default()
+            },
+            next_entry: 0,
+            saw_log: false,
+            saw_entries: false,
+        };
+        let mut de = serde_json::Deserializer::from_str(input.text);
+        let result = RootSeed(&mut sink)
+            .deserialize(&mut de)
+            .and_then(|()| de.end());
+        match result {
+            Err(e) => {
+                let offset = error_offset(input.text.as_bytes(), e.line(), e.column());
+                let what = if e.is_eof() {
+                    "HAR ends early"
+                } else {
+                    "HAR is not valid JSON"
+                };
+                let n = sink.next_entry;
+                sink.parsed.incomplete = true;
+                sink.parsed.errors.push(format!(
+                    "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
+                    e.line(),
+                    e.column()
+                ));
+            }
+            Ok(()) if !sink.saw_log => {
+                sink.parsed.incomplete = true;
+                sink.parsed
+                    .errors
+                    .push("not a HAR document: no `log` object".to_string())
+            }
+            Ok(()) if !sink.saw_entries => {
+                sink.parsed.incomplete = true;
+                sink.parsed
+                    .errors
+                    .push("HAR `log` has no `entries` array".to_string())
+            }
+            Ok(()) => {}
+        }
+        sink.parsed
+    }
+
+    // ---------------------------------------------------------------------------
+    // Streaming over the document: {"log": {"creator": …, "entries": [ … ]}}.
+
+    /// What the visitors feed: the input and the output being built.
+    struct RefSink<'t> {
+        input: Input<'t>,
+        parsed: Parsed,
+        /// Index of the next entry of `log.entries`.
+        next_entry: u64,
+        saw_log: bool,
+        saw_entries: bool,
+    }
+
+    struct RootSeed<'s, 't>(&'s mut RefSink<'t>);
+
+    impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for RootSeed<'_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a HAR document {\"log\": {…}}")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "log" && !self.0.saw_log {
+                    self.0.saw_log = true;
+                    map.next_value_seed(LogSeed(&mut *self.0))?;
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    struct LogSeed<'s, 't>(&'s mut RefSink<'t>);
+
+    impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for LogSeed<'_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the HAR `log` object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "creator" => {
+                        let c = map.next_value::<Loose<Creator<'de>>>()?;
+                        if let Some(name) = c.0.and_then(|c| c.name.0) {
+                            self.0.parsed.dialect = dialect(&name);
+                        }
+                    }
+                    "entries" if !self.0.saw_entries => {
+                        self.0.saw_entries = true;
+                        map.next_value_seed(EntriesSeed(&mut *self.0))?;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    struct EntriesSeed<'s, 't>(&'s mut RefSink<'t>);
+
+    impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for EntriesSeed<'_, '_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the `log.entries` array")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            // Entries are found one at a time (each a borrowed slice of the
+            // input, no copy) and read in parallel, a batch at a time; records
+            // and errors are appended in entry order (issue 5).
+            let mut batch: Vec<&'de str> = Vec::with_capacity(256);
+            loop {
+                let next = seq.next_element::<&'de RawValue>();
+                let more = matches!(next, Ok(Some(_)));
+                if let Ok(Some(raw)) = &next {
+                    batch.push(raw.get());
+                }
+                if batch.len() >= 256 || !more {
+                    self.0.entries(&batch);
+                    batch.clear();
+                }
+                match next {
+                    Ok(Some(_)) => {}
+                    Ok(None) => return Ok(()),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+
+    impl RefSink<'_> {
+        /// As before: a batch of entries read in parallel.
+        fn entries(&mut self, raws: &[&str]) {
+            use rayon::prelude::*;
+            let (input, first) = (self.input, self.next_entry);
+            let parts: Vec<Parsed> = raws
+                .par_iter()
+                .enumerate()
+                .map(|(k, raw)| {
+                    let base = input.text.as_ptr() as usize;
+                    let offset = (raw.as_ptr() as usize - base) as u64;
+                    let mut one = Sink {
+                        file: input.file,
+                        name: input.name,
+                        parsed: Parsed::default(),
+                        next_entry: first + k as u64,
+                    };
+                    one.entry(raw, offset)
+                        .expect("validated by the document parse");
+                    one.parsed
+                })
+                .collect();
+            for p in parts {
+                self.parsed.records.extend(p.records);
+                self.parsed.errors.extend(p.errors);
+            }
+            self.next_entry = first + raws.len() as u64;
         }
     }
 }
@@ -1390,5 +2371,357 @@ mod tests {
         }
         assert!(checked >= 20, "{checked}");
         assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
+
+    // -----------------------------------------------------------------------
+    // The streaming splitter against the whole-document reference parser.
+
+    /// Everything a parse gives, comparable.
+    fn digest(p: &Parsed) -> String {
+        format!(
+            "{} {} {} {:?}\n{:#?}",
+            p.format, p.dialect, p.incomplete, p.errors, p.records
+        )
+    }
+
+    fn run_chunks(text: &str, size: usize) -> Parsed {
+        let mut s = HarStream::new(7, "t.har");
+        for piece in text.as_bytes().chunks(size.max(1)) {
+            s.push(piece);
+        }
+        s.finish()
+    }
+
+    fn reference(text: &str) -> Parsed {
+        super::reference::parse(Input {
+            file: 7,
+            name: "t.har",
+            text,
+        })
+    }
+
+    /// A HAR whose strings hold `{`, `}`, `]`, `\"`, escaped backslashes and
+    /// `"entries"`, with `entries` also in `pages`, in a root member, in a
+    /// body and in an entry's custom member.
+    fn tricky() -> String {
+        let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#);
+        let mut e0 = entry(
+            "2025-01-01T12:00:00Z",
+            "2",
+            r#"{"name":"x-note","value":"]}{\"entries\":[\\\\\"} \\"}"#,
+            Some(&ping(1)),
+            200,
+            "",
+            r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"entries\":[\"]\",\"}\"]}}"}"#,
+        );
+        e0.insert_str(
+            1,
+            r#""_custom":{"entries":[{"request":{}}],"s":"\\\"\\\\"},"#,
+        );
+        let e1 = entry(
+            "2025-01-01T12:00:01Z",
+            "3",
+            "",
+            Some(&ping(2)),
+            200,
+            "",
+            r#"{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}"}"#,
+        );
+        format!(
+            "{{\"entries\":[{{\"request\":{{}}}}],\"log\":{{\"version\":\"1.2\",\"creator\":{{\"name\":\"Playwright\",\"entries\":[]}},\"pages\":[{{\"id\":\"p\",\"title\":\"\\\"entries\\\":[{{\",\"entries\":[1]}}],\r\n\t\"entries\" : [ {e0} ,\n{e1}\n ] ,\"comment\":\"]}}\"}} , \"log\":{{\"entries\":[5]}}}}\n"
+        )
+    }
+
+    #[test]
+    fn splitter_finds_only_log_entries() {
+        let t = tricky();
+        let mut sp = Splitter::new();
+        let mut b = Batch::default();
+        sp.push(t.as_bytes(), &mut b);
+        sp.finish(&mut b);
+        assert!(sp.error.is_none(), "{:?}", sp.error);
+        assert_eq!(sp.dialect(), "playwright");
+        let got: Vec<_> = b.entries().collect();
+        assert_eq!(got.len(), 2);
+        for (k, (index, offset, bytes)) in got.into_iter().enumerate() {
+            assert_eq!(index, k as u64);
+            let o = offset as usize;
+            assert_eq!(&t.as_bytes()[o..o + bytes.len()], bytes);
+            let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+            assert!(v["request"].is_object());
+        }
+        let p = run(&t);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(frames(&p).len(), 4);
+        assert_eq!(digest(&p), digest(&reference(&t)));
+    }
+
+    /// Cut into chunks of every size 1..=N, a HAR gives the same entries,
+    /// records and errors as whole (and as the reference parser).
+    #[test]
+    fn every_chunk_size_gives_the_same() {
+        let t = tricky();
+        let whole = digest(&reference(&t));
+        for size in 1..=t.len() + 1 {
+            assert_eq!(digest(&run_chunks(&t, size)), whole, "chunk size {size}");
+        }
+        // Cut as well: every prefix, in 1-, 7- and 4096-byte chunks.
+        for cut in 0..=t.len() {
+            let want = digest(&reference(&t[..cut]));
+            for size in [1, 7, 4096] {
+                assert_eq!(
+                    digest(&run_chunks(&t[..cut], size)),
+                    want,
+                    "cut {cut}, chunk size {size}"
+                );
+            }
+        }
+    }
+
+    /// Broken documents: the same messages as the whole-document parse.
+    #[test]
+    fn broken_documents_match_the_reference() {
+        let docs = [
+            "",
+            " ",
+            "garbage",
+            "[1,2]",
+            "\"log\"",
+            "-",
+            "tru",
+            "{}",
+            "{} x",
+            "{},",
+            "{\"log\":5}",
+            "{\"log\":\"x\"}",
+            "{\"log\":[]}",
+            "{\"log\":nul}",
+            "{\"log\":{}}",
+            "{\"log\":{},}",
+            "{\"log\":{}",
+            "{\"log\":{\"entries\":null}}",
+            "{\"log\":{\"entries\":{}}}",
+            "{\"log\":{\"entries\":\"a\"}}",
+            "{\"log\":{\"entries\":[]}}",
+            "{\"log\":{\"entries\":[],}}",
+            "{\"log\":{\"entries\":[,]}}",
+            "{\"log\":{\"entries\":[1,]}}",
+            "{\"log\":{\"entries\":[1 2]}}",
+            "{\"log\":{\"entries\":[1x]}}",
+            "{\"log\":{\"entries\":[5, null, \"s\", true, [1], {}, -0.5e3]}}",
+            "{\"log\":{\"entries\":[}]}}",
+            "{\"log\":{\"entries\":[{]}}",
+            "{\"log\":{\"entries\":[{}}]}}",
+            "{\"log\":{\"entries\":[{\"a\":1]}]}}",
+            "{\"log\":{\"entries\":[{\"request\":{},\"request\":{}, x}]}}",
+            "{\"log\":{\"entries\":[{\"\\ud800\":1}]}}",
+            "{\"log\":{\"entries\":[{\"a\":\"\\ud800\"}]}}",
+            "{\"log\":{\"entries\":[{\"a\":\"\\q\"}]}}",
+            "{\"log\":{\"entries\":[{\"a\":\"\u{1}\"}]}}",
+            "{\"log\":{\"entries\":[{\"a\":01}]}}",
+            "{\"log\":{\"entries\":[{\"a\":1.}]}}",
+            "{\"log\":{\"entries\":[{\"a\":1e}]}}",
+            "{\"log\":{\"entries\":[]}} x",
+            "{\"log\":{\"entries\":[]}}\n\n ",
+            "{\"log\":{\"entries\":[]},\"log\":5}",
+            "{\"log\":{\"entries\":[]},\"log\":{,}}",
+            "{\"log\":{\"entries\":[],\"entries\":[1}}",
+            "{\"log\":{\"creator\":5,\"entries\":[]}}",
+            "{\"log\":{\"creator\":{\"name\":\"Charles\"},\"creator\":{\"name\":7},\"entries\":[]}}",
+            "{\"log\":{\"creator\":{\"name\":\"Fiddler\"}",
+            "{\"log\":{\"creator\":{\"name\":\"x\"\"y\"},\"entries\":[]}}",
+            "{\"log\":{\"creator\":tx,\"entries\":[]}}",
+            "{\"log\":{\"pages\":[{\"entries\":[{]}],\"entries\":[]}}",
+            "{\"log\":{\"\\u0065ntries\":[{\"request\":{}}]}}",
+            "{\"\\u006cog\":{\"entries\":[]}}",
+            "{\"\\x\":1}",
+            "{\"log\" {}}",
+            "{\"log\":{\"entries\" []}}",
+            "{1:2}",
+            "{\"log\":{1:2}}",
+            "{\"log\":{\"entries\":[]",
+            "{\"log\":{\"entries\":[",
+            "{\"log\":{\"entries\":[1",
+            "{\"log\":{\"entries\":[1,",
+            "{\"log\":{\"entries\":[{\"request\":",
+            "{\"log\":{\"entries\":[\"ab",
+            "{\"log\":{\"entries\":[\"ab\\",
+            "{\"log\":{\"ver",
+            "{\"log\":{\"version\":",
+            "{\"log\":{\"version\":1",
+            "{\"log\":{\"version\":1.",
+            "{\"log\":{\"version\":1\n,\n\"entries\":\n[\n{}\n,\n{\"x\":\n\"\\u12",
+            "\u{0}\u{ffff}{",
+            "{\"log\":{\"entries\":[]}}}",
+            "{\"log\":{\"entries\":[]}]",
+        ];
+        for d in docs {
+            let want = digest(&reference(d));
+            for size in [1, 2, 3, 1 << 20] {
+                assert_eq!(
+                    digest(&run_chunks(d, size)),
+                    want,
+                    "{d:?} in {size}-byte chunks"
+                );
+            }
+        }
+    }
+
+    /// Every one-byte edit of a small HAR (delete, or replace by a
+    /// structural byte) reads as the whole-document parse reads it.
+    #[test]
+    fn one_byte_edits_match_the_reference() {
+        let base = tricky();
+        let t = &base[..base.len().min(1500)];
+        let t = format!("{t}\"}}]}}}}");
+        let bytes = t.as_bytes();
+        let mut n = 0;
+        for i in 0..bytes.len() {
+            let mut variants: Vec<Vec<u8>> = Vec::new();
+            let mut del = bytes.to_vec();
+            del.remove(i);
+            variants.push(del);
+            for b in [
+                b'"', b',', b'}', b']', b'{', b'[', b'x', b' ', b'\\', b':', b'1',
+            ] {
+                if bytes[i] != b {
+                    let mut v = bytes.to_vec();
+                    v[i] = b;
+                    variants.push(v);
+                }
+            }
+            for v in variants {
+                let Ok(v) = String::from_utf8(v) else {
+                    continue;
+                };
+                assert_eq!(
+                    digest(&run_chunks(&v, 97)),
+                    digest(&reference(&v)),
+                    "edit at byte {i}: {v:?}"
+                );
+                n += 1;
+            }
+        }
+        assert!(n > 1000);
+    }
+
+    /// Every prefix of a real capture ends with the reference's message.
+    #[test]
+    fn prefixes_of_a_real_capture_match_the_reference() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/real/har_py-streamable-json__py-client.har"
+        );
+        let text = std::fs::read_to_string(path).expect("sample");
+        for cut in (0..=text.len()).step_by(61) {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            let t = &text[..cut];
+            assert_eq!(
+                digest(&run_chunks(t, 1009)),
+                digest(&reference(t)),
+                "cut {cut}"
+            );
+        }
+    }
+
+    /// All sample HARs: the same as the reference, whole and in small chunks.
+    #[test]
+    fn sample_hars_match_the_reference() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut n = 0;
+        for dir in ["samples/cases", "samples/real"] {
+            for e in std::fs::read_dir(format!("{root}/{dir}"))
+                .unwrap()
+                .flatten()
+            {
+                let path = e.path();
+                if path.extension().and_then(|x| x.to_str()) != Some("har") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+                let want = digest(&reference(text));
+                assert_eq!(digest(&run(text)), want, "{}", path.display());
+                assert_eq!(digest(&run_chunks(text, 333)), want, "{}", path.display());
+                n += 1;
+            }
+        }
+        assert!(n >= 20);
+    }
+
+    /// Throughput of the splitter alone and of the whole HAR read on a big
+    /// file (`MCP_AUDIT_HAR=path cargo test --release --lib
+    /// stream_throughput -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "needs MCP_AUDIT_HAR=path to a big HAR"]
+    fn stream_throughput() {
+        let Some(path) = std::env::var_os("MCP_AUDIT_HAR") else {
+            return;
+        };
+        let path = std::path::PathBuf::from(path);
+        let t = std::time::Instant::now();
+        let mut src = crate::source::TextChunks::open(&path).unwrap();
+        let mut bytes = 0usize;
+        while let Some(c) = src.next_chunk().unwrap() {
+            bytes += c.len();
+        }
+        let read = t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        let mut src = crate::source::TextChunks::open(&path).unwrap();
+        let mut sp = Splitter::new();
+        let mut n = 0;
+        while let Some(c) = src.next_chunk().unwrap() {
+            let mut b = Batch::default();
+            sp.push(c, &mut b);
+            n += b.len();
+        }
+        let split = t.elapsed().as_secs_f64();
+        let t = std::time::Instant::now();
+        let mut src = crate::source::TextChunks::open(&path).unwrap();
+        let mut h = HarStream::new(0, "big.har");
+        while let Some(c) = src.next_chunk().unwrap() {
+            h.push(c);
+        }
+        let p = h.finish();
+        let all = t.elapsed().as_secs_f64();
+        drop(p);
+        // The whole-document reference (read_to_string + serde visitors).
+        let t = std::time::Instant::now();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let r = super::reference::parse(Input {
+            file: 0,
+            name: "big.har",
+            text: &text,
+        });
+        let before = t.elapsed().as_secs_f64();
+        let mb = bytes as f64 / 1e6;
+        eprintln!(
+            "{mb:.0} MB, {n} entries, {} records, {} threads: read {:.0} MB/s, read+split {:.0} MB/s, read+split+entries {:.0} MB/s; whole-document reference {:.0} MB/s",
+            r.records.len(),
+            rayon::current_num_threads(),
+            mb / read,
+            mb / split,
+            mb / all,
+            mb / before
+        );
+    }
+
+    /// What one HAR frame costs inline (reports/BENCH-har.md).
+    #[test]
+    #[ignore = "prints sizes"]
+    fn record_sizes() {
+        use std::mem::size_of;
+        eprintln!(
+            "Record {} Frame {} Payload {} Message {} HttpContext {} Provenance {} Location {}",
+            size_of::<Record>(),
+            size_of::<Frame>(),
+            size_of::<Payload>(),
+            size_of::<crate::record::Message>(),
+            size_of::<HttpContext>(),
+            size_of::<Provenance>(),
+            size_of::<Location>()
+        );
     }
 }

@@ -102,10 +102,17 @@ impl Splitter {
 /// Splits one input's records into sessions (see [`Splitter`]). Sessions
 /// without traffic are dropped. Frames keep record order here;
 /// [`super::order`] orders them.
-pub fn split_sessions(input: usize, records: Vec<Record>) -> Vec<Session> {
+pub fn split_sessions(input: usize, mut records: Vec<Record>) -> Vec<Session> {
     let mut splitter = Splitter::default();
     let mut frames: Vec<Vec<Frame>> = Vec::new();
-    for rec in records {
+    // Records are taken front to back (popped from the reversed vector)
+    // while its buffer shrinks, so that a large input is not held twice
+    // while its frames move into their sessions (issue 5).
+    records.reverse();
+    while let Some(rec) = records.pop() {
+        if records.capacity() > 4096 && records.len() < records.capacity() / 2 {
+            records.shrink_to_fit();
+        }
         if let Some((i, f)) = splitter.push(rec) {
             if frames.len() <= i {
                 frames.resize_with(i + 1, Vec::new);
