@@ -107,6 +107,8 @@ def main():
             w, r = timed([BIN, "analyze", path, "--out", od, "-q", "--threads", str(t)])
             results[f"mcp-audit --threads {t}"] = (w, r)
             outs[t] = od
+        # The analysis alone (no output files): what reading and pairing cost.
+        results["mcp-audit --threads 2, no --out"] = timed([BIN, "analyze", path, "-q", "--threads", "2"])
         same = all(open(os.path.join(outs[1], n), "rb").read() == open(os.path.join(outs[2], n), "rb").read()
                    for n in ("summary.json", "pairs.csv", "findings.csv"))
         c = subprocess.run([sys.executable, os.path.join(TOOLS, "check_manifest.py"), manifest,
