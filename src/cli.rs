@@ -763,7 +763,7 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     if !args.quiet {
         let mut out = std::io::stdout().lock();
         let text = if args.json {
-            serde_json::to_string_pretty(&report::json::summary(&rep))? + "\n"
+            serde_json::to_string_pretty(&report::json::Summary(&rep))? + "\n"
         } else {
             let color = report::terminal::use_color(
                 std::io::stdout().is_terminal(),
@@ -986,7 +986,7 @@ fn write_per_input(
         let p = sub.join("summary.json");
         let write = || -> Result<()> {
             let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
-            serde_json::to_writer_pretty(&mut w, &report::json::summary(&rep))?;
+            serde_json::to_writer_pretty(&mut w, &report::json::Summary(&rep))?;
             w.write_all(b"\n")?;
             w.flush()?;
             Ok(())
@@ -1032,7 +1032,7 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
         ))
     };
     let mut w = create("summary.json")?;
-    serde_json::to_writer_pretty(&mut w, &report::json::summary(rep))?;
+    serde_json::to_writer_pretty(&mut w, &report::json::Summary(rep))?;
     w.write_all(b"\n")?;
     w.flush()?;
     let tables = rep.tables().context("building the tables")?;

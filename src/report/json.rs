@@ -10,60 +10,100 @@ use crate::analyze::{Quantity, Severity};
 /// Schema version written as `schema_version`.
 pub const SCHEMA_VERSION: u64 = 1;
 
-/// The summary document.
+/// The summary document as a [`Value`] (small runs, tests). Large runs
+/// write [`Summary`] straight to a writer instead.
 pub fn summary(r: &Report<'_>) -> Value {
-    let a = r.analysis;
-    let t = a.totals;
-    let mut by_kind = Map::new();
-    for (k, n) in a.findings_by_kind() {
-        by_kind.insert(k.name().to_string(), json!(n));
-    }
-    let findings: Vec<Value> = a
-        .findings
-        .iter()
-        .map(|f| {
-            let mut o = json!({
-                "kind": f.kind.name(),
-                "severity": f.kind.severity().as_str(),
-                "session": f.session,
-                "direction": f.direction.map(|d| d.as_str()),
-                "id": f.id.to_json(),
-                "method": f.method,
-                "file": r.file_name(f.file),
-                "location": f.location,
-                "detail": f.detail,
-            });
-            if !f.alt_ids.is_empty() {
-                o["alt_ids"] = Value::Array(f.alt_ids.iter().map(|i| i.to_json()).collect());
-            }
-            o
-        })
-        .collect();
-    let latency = match &a.latency {
-        Some(q) => {
-            json!({"p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "count": q.count})
+    serde_json::to_value(Summary(r)).unwrap_or(Value::Null)
+}
+
+/// `summary.json`, serialized as it is written: the findings and sessions
+/// arrays are built one element at a time (issue 5: a run with a million
+/// findings does not hold a JSON tree of them). Keys come out in the same
+/// (sorted) order, and the bytes are the same, as a [`Value`] of the
+/// document would give.
+pub struct Summary<'r>(pub &'r Report<'r>);
+
+impl serde::Serialize for Summary<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let r = self.0;
+        let a = r.analysis;
+        let t = a.totals;
+        let mut by_kind = Map::new();
+        for (k, n) in a.findings_by_kind() {
+            by_kind.insert(k.name().to_string(), json!(n));
         }
-        None => json!({"p50": null, "p90": null, "p99": null, "max": null, "count": 0}),
-    };
-    let sessions: Vec<Value> = r
-        .sessions
-        .iter()
-        .map(|s| {
-            let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
-            v["file"] = json!(r.file(s.input));
-            v
-        })
-        .collect();
-    json!({
-        "schema_version": SCHEMA_VERSION,
-        "inputs": r.inputs,
-        "totals": totals(&t, r.inputs.iter().map(|i| i.other_lines).sum::<u64>()),
-        "findings_by_kind": by_kind,
-        "findings": findings,
-        "metrics": a.metrics,
-        "latency_ms": latency,
-        "sessions": sessions,
-    })
+        let latency = match &a.latency {
+            Some(q) => {
+                json!({"p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "count": q.count})
+            }
+            None => json!({"p50": null, "p90": null, "p99": null, "max": null, "count": 0}),
+        };
+        let mut m = ser.serialize_map(Some(8))?;
+        // serde_json's map order (sorted keys), as `json!` would give.
+        m.serialize_entry(
+            "findings",
+            &Each(|| a.findings.iter().map(|f| finding(r, f))),
+        )?;
+        m.serialize_entry("findings_by_kind", &by_kind)?;
+        m.serialize_entry(
+            "inputs",
+            &serde_json::to_value(r.inputs).unwrap_or(Value::Null),
+        )?;
+        m.serialize_entry("latency_ms", &latency)?;
+        m.serialize_entry(
+            "metrics",
+            &serde_json::to_value(&a.metrics).unwrap_or(Value::Null),
+        )?;
+        m.serialize_entry("schema_version", &SCHEMA_VERSION)?;
+        m.serialize_entry(
+            "sessions",
+            &Each(|| {
+                r.sessions.iter().map(|s| {
+                    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+                    v["file"] = json!(r.file(s.input));
+                    v
+                })
+            }),
+        )?;
+        m.serialize_entry(
+            "totals",
+            &totals(&t, r.inputs.iter().map(|i| i.other_lines).sum::<u64>()),
+        )?;
+        m.end()
+    }
+}
+
+/// A JSON array whose elements are made while it is written.
+struct Each<F>(F);
+
+impl<F, I> serde::Serialize for Each<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = Value>,
+{
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq((self.0)())
+    }
+}
+
+/// One finding of `summary.json`.
+fn finding(r: &Report<'_>, f: &crate::analyze::Finding) -> Value {
+    let mut o = json!({
+        "kind": f.kind.name(),
+        "severity": f.kind.severity().as_str(),
+        "session": f.session,
+        "direction": f.direction.map(|d| d.as_str()),
+        "id": f.id.to_json(),
+        "method": f.method,
+        "file": r.file_name(f.file),
+        "location": f.location,
+        "detail": f.detail,
+    });
+    if !f.alt_ids.is_empty() {
+        o["alt_ids"] = Value::Array(f.alt_ids.iter().map(|i| i.to_json()).collect());
+    }
+    o
 }
 
 /// `summary.json`'s `totals` object.
