@@ -80,10 +80,12 @@ pub struct AnalyzeArgs {
     /// Keep secrets as captured in every output.
     #[arg(long, overrides_with = "redact")]
     pub no_redact: bool,
-    /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m).
+    /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m;
+    /// a bare number is milliseconds).
     #[arg(long, default_value = "60s", value_parser = parse_duration_us)]
     pub timeout: i64,
-    /// Floor of `slow_tail`, and how long a notification POST may be held.
+    /// Floor of `slow_tail`, and how long a notification POST may be held
+    /// (a bare number is milliseconds).
     #[arg(long, default_value = "1s", value_parser = parse_duration_us)]
     pub slow: i64,
     /// `slow_tail` needs at least this many times the median latency.
@@ -360,6 +362,13 @@ fn load(
     let file_index = report::file_id(input, 0);
     match &spec.kind {
         source::InputKind::File(path) => {
+            // Only a regular file is opened by the streaming readers: opening
+            // a FIFO blocks until a writer comes, so anything else goes to
+            // `load_file`, whose read refuses it in one line.
+            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            if !regular {
+                return counted(load_file(path, file_index, format), progress);
+            }
             if spec.rotation.is_none() && matches!(format, FormatArg::Auto | FormatArg::Stdio) {
                 if let Some(l) = streamable(path).and_then(|d| {
                     stream_lines(path, file_index, input, d, cfg, block_bytes, progress)
@@ -660,7 +669,10 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         slow_factor: args.slow_factor,
     };
     let shard = shard_arg(&args)?;
-    let specs = source::expand(&args.inputs);
+    // The run's own output folders are not inputs (a nightly job often
+    // writes them beside, or inside, the logs it reads).
+    let own: Vec<PathBuf> = args.out.iter().chain(&args.shard_dir).cloned().collect();
+    let specs = source::expand_excluding(&args.inputs, &own);
     if specs.is_empty() {
         bail!(
             "no input files found in {}",
@@ -685,6 +697,15 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     let mut any_fatal = false;
     let mut group: Option<(String, Box<str>)> = None;
     for (i, mut l) in loaded.into_iter().enumerate() {
+        // Input errors quote captured lines ("first lines: …"): redacted
+        // like every other output unless --no-redact.
+        if !args.no_redact {
+            for msg in &mut l.info.errors {
+                if let std::borrow::Cow::Owned(r) = report::redact::redact(msg) {
+                    *msg = r;
+                }
+            }
+        }
         let stderr = std::io::stderr();
         let mut e = stderr.lock();
         progress.suspend(|| {

@@ -340,6 +340,41 @@ const MAX_DEPTH: usize = 32;
 /// ordered oldest first and grouped. Never fails: what cannot be used
 /// becomes an input whose loading reports why.
 pub fn expand(paths: &[PathBuf]) -> Vec<InputSpec> {
+    expand_excluding(paths, &[])
+}
+
+/// [`expand`], leaving out every file a folder walk or glob finds under one
+/// of the folders `skip` (the run's own `--out` and `--shard-dir`, so that
+/// a second run over a folder holding its outputs does not read them as
+/// captures; a file named on the command line is still read), and reading
+/// each file once however it is named (`a.log`, `./a.log`, a symlink to
+/// it: the same canonical path).
+pub fn expand_excluding(paths: &[PathBuf], skip: &[PathBuf]) -> Vec<InputSpec> {
+    let skip: Vec<PathBuf> = skip
+        .iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect();
+    // A file named on the command line is read even there.
+    let named: HashSet<PathBuf> = paths
+        .iter()
+        .filter(|p| p.is_file())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut items = collect_items(paths);
+    let mut seen = HashSet::new();
+    items.retain(|it| match it {
+        Item::File(p) => match std::fs::canonicalize(p) {
+            Ok(c) => {
+                (named.contains(&c) || !skip.iter().any(|d| c.starts_with(d))) && seen.insert(c)
+            }
+            Err(_) => true,
+        },
+        Item::Bad(_) => true,
+    });
+    group_rotations(join_pairs(items))
+}
+
+fn collect_items(paths: &[PathBuf]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for p in paths {
         let s = p.to_string_lossy();
@@ -369,7 +404,7 @@ pub fn expand(paths: &[PathBuf]) -> Vec<InputSpec> {
             items.push(Item::File(p.clone()));
         }
     }
-    group_rotations(join_pairs(items))
+    items
 }
 
 enum Item {

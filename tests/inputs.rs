@@ -217,3 +217,54 @@ fn a_session_spans_its_rotated_files() {
     assert_eq!(s["totals"]["pairs"], 2);
     assert_eq!(s["findings"].as_array().unwrap().len(), 0);
 }
+
+/// Found by a fresh-user break test: a FIFO in a folder is refused in one
+/// line (it used to block the run forever); the run's own `--out` inside the
+/// folder is not read back; one file named two ways is read once; a quoted
+/// secret in "first lines" is redacted.
+#[test]
+fn fifo_own_outputs_twice_named_files_and_quoted_secrets() {
+    let dir = out_dir("inputs_fifo_dir");
+    let b04 = dir.join("b04.log");
+    std::fs::copy(root().join(B04), &b04).unwrap();
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(
+        dir.join("secret.txt"),
+        "Authorization: Bearer sk-live-TOPSECRET999\nnot a capture\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let own = dir.join("out");
+    let args = [d, "--out", own.to_str().unwrap(), "-q"];
+    let first = mcp_audit(&args);
+    assert_eq!(first.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(err.contains("pipe: not a regular file (a FIFO)"), "{err}");
+    assert!(
+        err.contains("Bearer [REDACTED]") && !err.contains("TOPSECRET"),
+        "{err}"
+    );
+    // Again, with its outputs now inside the folder: none of them is read.
+    let second = mcp_audit(&args);
+    let err2 = String::from_utf8_lossy(&second.stderr).to_string();
+    assert_eq!(err2.lines().count(), err.lines().count(), "{err2}");
+    assert!(!err2.contains("summary.json"), "{err2}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(own.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        s["inputs"].as_array().unwrap().len(),
+        3,
+        "b04.log, pipe, secret.txt"
+    );
+    assert!(!s.to_string().contains("TOPSECRET"));
+    // The same file as `b04.log` and `./…/b04.log`: one input, b04's totals.
+    let dotted = format!("{}/./b04.log", d);
+    let (_, err3, s3) = run("inputs_twice_named", &[b04.to_str().unwrap(), &dotted]);
+    assert_eq!(s3["inputs"].as_array().unwrap().len(), 1, "{err3}");
+    assert_eq!(totals(&s3), (3, 1, 3));
+}

@@ -1142,16 +1142,15 @@ impl Walker<'_> {
                 })
                 .collect();
             if timed.len() >= 2 {
+                let mut sorted: Vec<Micros> = timed.iter().map(|&(_, l)| l).collect();
+                sorted.sort_unstable();
                 for &(r, l) in &timed {
                     if l < slow {
                         continue;
                     }
-                    let others: Vec<Micros> = timed
-                        .iter()
-                        .filter(|&&(o, _)| o != r)
-                        .map(|&(_, x)| x)
-                        .collect();
-                    let med = super::latency::median(&others);
+                    // The median of the rest: this member's value left out.
+                    let at = sorted.partition_point(|&x| x < l);
+                    let med = super::latency::median_without(&sorted, at);
                     if (l as f64) >= factor * med {
                         let detail = format!(
                             "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back",
