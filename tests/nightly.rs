@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{mcp_audit, out_dir, root};
+use common::{ensure_duckdb, mcp_audit, out_dir, root};
 use serde_json::Value;
 
 fn read_json(p: &Path) -> Value {
@@ -136,29 +136,6 @@ fn per_input_summaries_add_up_to_the_run() {
         (25, 58, 58, 31, 43, 65, 38, 14),
         "inputs, requests, responses, notifications, pairs, findings, latencies, failing inputs"
     );
-}
-
-/// Makes `import duckdb` work for `python3` (as tests/parquet_duckdb.rs).
-fn ensure_duckdb() {
-    let has = || {
-        Command::new("python3")
-            .args(["-c", "import duckdb"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if has() {
-        return;
-    }
-    for extra in [&[][..], &["--break-system-packages"][..]] {
-        let _ = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "duckdb"])
-            .args(extra)
-            .status();
-        if has() {
-            return;
-        }
-    }
-    panic!("python3 cannot import duckdb and `python3 -m pip install duckdb` did not fix it");
 }
 
 const TABLES: [&str; 5] = ["findings", "pairs", "batches", "latency", "sessions"];

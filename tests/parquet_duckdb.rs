@@ -11,31 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{mcp_audit, root};
-
-/// Makes `import duckdb` work for `python3`: installs the `duckdb` package
-/// with pip when it is missing (`.ci/run` installs it beforehand on CI).
-fn ensure_duckdb() {
-    let has = || {
-        Command::new("python3")
-            .args(["-c", "import duckdb"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if has() {
-        return;
-    }
-    for extra in [&[][..], &["--break-system-packages"][..]] {
-        let _ = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", "duckdb"])
-            .args(extra)
-            .status();
-        if has() {
-            return;
-        }
-    }
-    panic!("python3 cannot import duckdb and `python3 -m pip install duckdb` did not fix it");
-}
+use common::{ensure_duckdb, mcp_audit, root};
 
 fn runs_dir() -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("out/duckdb-runs");

@@ -70,3 +70,27 @@ pub fn check_case(input: &Path, expected: &Path, name: &str) {
         String::from_utf8_lossy(&c.stderr)
     );
 }
+
+/// Makes `import duckdb` work for `python3`: installs the `duckdb` package
+/// with pip when it is missing (`.ci/run` installs it beforehand on CI).
+pub fn ensure_duckdb() {
+    let has = || {
+        Command::new("python3")
+            .args(["-c", "import duckdb"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if has() {
+        return;
+    }
+    for extra in [&[][..], &["--break-system-packages"][..]] {
+        let _ = Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "duckdb"])
+            .args(extra)
+            .status();
+        if has() {
+            return;
+        }
+    }
+    panic!("python3 cannot import duckdb and `python3 -m pip install duckdb` did not fix it");
+}
