@@ -671,8 +671,20 @@ fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
         match pairs.get(&key) {
             Some(&i) => {
                 // The other half (or the same one again): take its real path.
+                // A second, different file of a half already taken (`X.c2s.jsonl`
+                // beside `X.c2s.jsonl.gz`) is read as an input of its own:
+                // never dropped.
+                let mut taken = false;
                 if let InputKind::Pair { c2s, s2c, .. } = &mut out[i].kind {
-                    *if is_c2s { c2s } else { s2c } = f.clone();
+                    let slot = if is_c2s { c2s } else { s2c };
+                    if *slot != f && slot.is_file() {
+                        taken = true;
+                    } else {
+                        *slot = f.clone();
+                    }
+                }
+                if taken && files.insert(f.clone()) {
+                    out.push(InputSpec::file(f));
                 }
             }
             None => {
@@ -2159,6 +2171,28 @@ mod tests {
         std::os::unix::fs::symlink(d.path(), sub.join("up2")).unwrap();
         assert_eq!(names(&expand(&[d.path().to_path_buf()])), ["a.log"]);
         assert_eq!(names(&expand(&[d.path().join("**/*.log")])), ["a.log"]);
+    }
+
+    /// A second file of a half already taken is its own input, never
+    /// dropped.
+    #[test]
+    fn a_second_file_of_one_half_is_not_dropped() {
+        let d = tempfile::tempdir().unwrap();
+        touch(
+            d.path(),
+            &[
+                "X.client-to-server.jsonl",
+                "X.client-to-server.jsonl.gz",
+                "X.server-to-client.jsonl",
+            ],
+        );
+        let specs = expand(&[d.path().to_path_buf()]);
+        assert_eq!(specs.len(), 2, "{specs:?}");
+        assert!(matches!(&specs[0].kind, InputKind::Pair { c2s, s2c, .. }
+            if c2s.ends_with("X.client-to-server.jsonl") && s2c.ends_with("X.server-to-client.jsonl")));
+        assert!(
+            matches!(&specs[1].kind, InputKind::File(p) if p.ends_with("X.client-to-server.jsonl.gz"))
+        );
     }
 
     #[test]
