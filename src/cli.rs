@@ -98,7 +98,7 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Print summary.json on stdout instead of the human summary.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "quiet")]
     pub json: bool,
     /// Print nothing on stdout (files and exit code only).
     #[arg(short, long)]

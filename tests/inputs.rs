@@ -268,3 +268,30 @@ fn fifo_own_outputs_twice_named_files_and_quoted_secrets() {
     assert_eq!(s3["inputs"].as_array().unwrap().len(), 1, "{err3}");
     assert_eq!(totals(&s3), (3, 1, 3));
 }
+
+/// A HAR `time` outside 0 ..= one year is named in one line and the
+/// entry's `timings` give its duration (1 + 5 + 1 = 7 ms), not 1e308 ms.
+#[test]
+fn har_time_out_of_range_is_said_and_timings_used() {
+    let dir = out_dir("inputs_har_time_in");
+    let cap = dir.join("bigtime.har");
+    let msg = |m: serde_json::Value| m.to_string();
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2025-01-01T00:00:00.000Z", "time": 1e308,
+        "request": {"method": "POST", "url": "http://x/mcp",
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "postData": {"mimeType": "application/json",
+                "text": msg(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))}},
+        "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "content": {"mimeType": "application/json",
+                "text": msg(serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}}))}},
+        "timings": {"send": 1, "wait": 5, "receive": 1}}]}});
+    std::fs::write(&cap, har.to_string()).unwrap();
+    let (code, err, s) = run("inputs_har_time", &[cap.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("entry 0: `time` 1e308 ms is out of range (0 to one year); its duration is taken from `timings`"),
+        "{err}"
+    );
+    assert_eq!(s["latency_ms"]["max"].as_f64(), Some(7.0), "{s}");
+}

@@ -42,6 +42,10 @@ use serde_json::value::RawValue;
 use super::{Input, sse};
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
+
+/// Longest entry duration taken as real (ms): one year. HAR 1.2 gives
+/// `time` in ms (FORMATS.md §4); beyond this it is a broken export.
+const MAX_ENTRY_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
 use crate::record::{
     Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split,
 };
@@ -1374,22 +1378,30 @@ impl Sink<'_> {
                 "entry {i}: `startedDateTime` missing or not a timestamp; its frames have no time"
             ));
         }
-        let dur_ms = e
-            .time
-            .0
-            .as_ref()
-            .and_then(Num::finite)
-            .filter(|t| *t >= 0.0)
-            .or_else(|| {
-                let t = e.timings.0.as_ref()?;
-                let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
-                let sum: f64 = parts
-                    .iter()
-                    .filter_map(|p| p.0.as_ref()?.finite())
-                    .filter(|v| *v >= 0.0)
-                    .sum();
-                Some(sum)
-            });
+        // A duration outside 0 ..= one year is a broken export, not a
+        // latency: said in one line, and `timings` used instead.
+        let in_range = |t: &f64| (0.0..=MAX_ENTRY_MS).contains(t);
+        let stated = e.time.0.as_ref().and_then(Num::finite);
+        if let Some(t) = stated.filter(|t| !in_range(t) && *t != -1.0) {
+            let shown = if t.abs() < 1e12 {
+                format!("{t}")
+            } else {
+                format!("{t:e}")
+            };
+            self.error(format!(
+                "entry {i}: `time` {shown} ms is out of range (0 to one year); its duration is taken from `timings`"
+            ));
+        }
+        let dur_ms = stated.filter(in_range).or_else(|| {
+            let t = e.timings.0.as_ref()?;
+            let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
+            let sum: f64 = parts
+                .iter()
+                .filter_map(|p| p.0.as_ref()?.finite())
+                .filter(in_range)
+                .sum();
+            Some(sum).filter(in_range)
+        });
         let dur_us = dur_ms.map_or(0, |ms| (ms * 1000.0).round() as Micros);
         let (start_us, end_us) = match start {
             Some(s) => (s, s.saturating_add(dur_us)),
