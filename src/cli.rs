@@ -172,12 +172,8 @@ const PEEK_BYTES: usize = 64 << 10;
 /// The dialect of a plain line log that can be read block by block, from
 /// its first [`PEEK_BYTES`].
 fn streamable(path: &Path) -> Option<ingest::detect::Dialect> {
-    use std::io::Read;
-    let mut head = vec![0u8; PEEK_BYTES];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .ok()?;
-    head.truncate(n);
+    let head = source::head(path, PEEK_BYTES).ok()?;
+    let n = head.len();
     let cut = if n < PEEK_BYTES {
         n
     } else {
@@ -362,13 +358,6 @@ fn load(
     let file_index = report::file_id(input, 0);
     match &spec.kind {
         source::InputKind::File(path) => {
-            // Only a regular file is opened by the streaming readers: opening
-            // a FIFO blocks until a writer comes, so anything else goes to
-            // `load_file`, whose read refuses it in one line.
-            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-            if !regular {
-                return counted(load_file(path, file_index, format), progress);
-            }
             if spec.rotation.is_none() && matches!(format, FormatArg::Auto | FormatArg::Stdio) {
                 if let Some(l) = streamable(path).and_then(|d| {
                     stream_lines(path, file_index, input, d, cfg, block_bytes, progress)
@@ -484,12 +473,8 @@ fn stream_har(path: &Path, file_index: u32, format: FormatArg) -> Option<Loaded>
     if format == FormatArg::Auto {
         // A compressed file is decompressed whole either way: let
         // `load_file` do it once and detect on the whole text.
-        use std::io::Read;
-        let mut magic = [0u8; 4];
-        let n = std::fs::File::open(path)
-            .and_then(|mut f| f.read(&mut magic))
-            .ok()?;
-        if source::Compression::sniff(&magic[..n]).is_some() {
+        let magic = source::head(path, 4).ok()?;
+        if source::Compression::sniff(&magic).is_some() {
             return None;
         }
     }

@@ -808,6 +808,20 @@ pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
     Ok(f)
 }
 
+/// The first `max` bytes of a regular file (fewer when it is shorter), to
+/// decide how to read it. FIFOs, devices and sockets are refused before
+/// they are opened (opening a FIFO blocks until a writer comes).
+pub fn head(path: &Path, max: usize) -> Result<Vec<u8>, SourceError> {
+    use std::io::Read;
+    let display = path.display().to_string();
+    check_regular(path, &display)?;
+    let mut buf = Vec::with_capacity(max.min(1 << 20));
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max as u64).read_to_end(&mut buf))
+        .map_err(|e| SourceError::Unreadable(display, e))?;
+    Ok(buf)
+}
+
 /// Refuses FIFOs, devices and sockets before reading: they may never end.
 fn check_regular(path: &Path, display: &str) -> Result<(), SourceError> {
     use std::os::unix::fs::FileTypeExt;

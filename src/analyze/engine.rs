@@ -245,6 +245,17 @@ pub struct SessionResult {
     pub progress: HashMap<usize, Progress>,
 }
 
+impl SessionResult {
+    /// The latencies rule 10 counts (µs), in request order: paired, not
+    /// cancelled, both times known.
+    pub fn latencies(&self) -> impl Iterator<Item = Micros> + '_ {
+        self.requests
+            .iter()
+            .filter(|q| !q.cancelled)
+            .filter_map(|q| q.latency)
+    }
+}
+
 /// The per-session state machine: frames go in in causal order
 /// ([`Walker::frame`]); [`Walker::finish`] applies the end-of-capture
 /// rules and returns the session's result. Memory: the session's pending

@@ -756,13 +756,7 @@ mod tests {
     #[test]
     fn overall_row_equals_summary_latency() {
         let mut a = analysis();
-        let lat: Vec<Micros> = a
-            .sessions
-            .iter()
-            .flat_map(|s| &s.requests)
-            .filter(|q| !q.cancelled)
-            .filter_map(|q| q.latency)
-            .collect();
+        let lat: Vec<Micros> = a.sessions.iter().flat_map(|s| s.latencies()).collect();
         a.latency = crate::analyze::latency::quantiles(&lat);
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
         let l = &t.latency;

@@ -218,12 +218,7 @@ pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
 /// findings, metrics and quantiles.
 pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
     // Capture-wide latencies (rule 10): one per paired, not cancelled request.
-    let all: Vec<Micros> = results
-        .iter()
-        .flat_map(|r| r.requests.iter())
-        .filter(|q| !q.cancelled)
-        .filter_map(|q| q.latency)
-        .collect();
+    let all: Vec<Micros> = results.iter().flat_map(SessionResult::latencies).collect();
     if all.len() >= 5 {
         let med = latency::median(&all);
         for r in &mut results {
@@ -385,12 +380,7 @@ impl Analysis {
                             Some(progress.longest_silence_ms.map_or(g, |x: f64| x.max(g)));
                     }
                 }
-                let lat: Vec<Micros> = r
-                    .requests
-                    .iter()
-                    .filter(|q| !q.cancelled)
-                    .filter_map(|q| q.latency)
-                    .collect();
+                let lat: Vec<Micros> = r.latencies().collect();
                 SessionSummary {
                     name: r.name.clone(),
                     input: r.input,
@@ -477,12 +467,7 @@ impl Analysis {
             let mut lat = Vec::new();
             for r in &part.sessions {
                 part.totals += r.counts;
-                lat.extend(
-                    r.requests
-                        .iter()
-                        .filter(|q| !q.cancelled)
-                        .filter_map(|q| q.latency),
-                );
+                lat.extend(r.latencies());
             }
             part.latency = latency::quantiles(&lat);
             let refs: Vec<&SessionResult> = part.sessions.iter().collect();

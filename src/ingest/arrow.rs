@@ -15,7 +15,7 @@ use nom::{IResult, Parser};
 use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank, iso_ts_then_space};
 use super::lines::lines;
-use crate::record::{Direction, Parsed, Split};
+use crate::record::{Direction, Parsed};
 
 /// One line split into its optional timestamp, the arrow's direction and the
 /// payload text (FORMATS.md table 8.2 row 10 "recognised by": an optional
@@ -56,13 +56,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
         match split(line.text) {
             Some((ts, dir, payload)) => {
                 let ts = ts.and_then(|s| sink.ts(line.number, s));
-                let at = At {
-                    key: input.name,
-                    split: Split::ByStart,
-                    direction: Some(dir),
-                    ts,
-                    line: line.number,
-                };
+                let at = At::by_start(input.name, Some(dir), ts, line.number);
                 sink.exact(at, payload);
             }
             None => sink.other(),

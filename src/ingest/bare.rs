@@ -12,7 +12,7 @@ use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank};
 use super::lines::lines;
 use crate::record::jsonrpc::parse_payload;
-use crate::record::{Direction, Kind, Member, Parsed, Payload, Split};
+use crate::record::{Direction, Kind, Member, Parsed, Payload};
 
 /// Row 12 claims the line: a JSON object or array (FORMATS.md §8.2; row 11
 /// is tried first).
@@ -46,13 +46,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             continue;
         }
         let part = line.text.trim();
-        let mut at = At {
-            key: input.name,
-            split: Split::ByStart,
-            direction: None,
-            ts: None,
-            line: line.number,
-        };
+        let mut at = At::by_start(input.name, None, None, line.number);
         match parse_payload(part) {
             Ok(payload) => {
                 at.direction = Some(guess_direction(&payload));

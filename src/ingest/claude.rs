@@ -19,7 +19,7 @@ use super::detect::{
     At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, iso_ts, trim_host_suffix,
 };
 use super::lines::lines;
-use crate::record::{Direction, Parsed, Split};
+use crate::record::{Direction, Parsed};
 
 /// The parts of one timestamped Claude line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,16 +90,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
         };
         if let Some((dir, rest)) = dir {
             let ts = sink.ts(n, p.ts);
-            sink.host(
-                At {
-                    key,
-                    split: Split::ByStart,
-                    direction: Some(dir),
-                    ts,
-                    line: n,
-                },
-                rest,
-            );
+            sink.host(At::by_start(key, Some(dir), ts, n), rest);
         } else if p.text.contains("Server stderr") {
             sink.other();
         } else if p.level.eq_ignore_ascii_case("error") && is_json_parse_error(p.text) {
@@ -114,13 +105,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
                 _ => key,
             };
             let ts = sink.ts(n, p.ts);
-            let at = At {
-                key,
-                split: Split::ByStart,
-                direction: Some(Direction::S2c),
-                ts,
-                line: n,
-            };
+            let at = At::by_start(key, Some(Direction::S2c), ts, n);
             sink.non_json(at, trim_host_suffix(p.text));
         } else if p.text.starts_with("Initializing server")
             || p.text

@@ -381,6 +381,25 @@ pub(crate) struct At<'k> {
     pub(crate) line: u64,
 }
 
+impl<'k> At<'k> {
+    /// A frame of session key `key` that a new process start splits
+    /// ([`Split::ByStart`], FORMATS.md §8.1), at 1-based line `line`.
+    pub(crate) fn by_start(
+        key: &'k str,
+        direction: Option<Direction>,
+        ts: Option<Micros>,
+        line: u64,
+    ) -> At<'k> {
+        At {
+            key,
+            split: Split::ByStart,
+            direction,
+            ts,
+            line,
+        }
+    }
+}
+
 /// Collects the records of one input (FORMATS.md §8.1 "Traffic",
 /// "Payload", "`non_json_line`").
 pub(crate) struct Sink<'a> {

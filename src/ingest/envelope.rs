@@ -144,16 +144,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
         let (Some(env), Some(msg), Some(dir_raw)) =
             (env, env.and_then(|e| e.msg), env.and_then(|e| e.dir))
         else {
-            sink.non_json(
-                At {
-                    key: file,
-                    split: Split::ByStart,
-                    direction: None,
-                    ts: None,
-                    line: n,
-                },
-                whole,
-            );
+            sink.non_json(At::by_start(file, None, None, n), whole);
             continue;
         };
         let session: Option<String> = env

@@ -23,7 +23,7 @@ use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank};
 use super::lines::{Line, lines};
 use crate::record::jsonrpc::{parse_message, parse_payload};
-use crate::record::{Direction, Member, Message, Parsed, Payload, Problem, Split};
+use crate::record::{Direction, Member, Message, Parsed, Payload, Problem};
 
 /// How deep the util.inspect reader descends before it skips a nested value
 /// as "present, content unknown" (no stack overflow on deep input).
@@ -82,13 +82,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             }
         }
         i = next;
-        let at = At {
-            key: input.name,
-            split: Split::ByStart,
-            direction: Some(dir),
-            ts: None,
-            line: line.number,
-        };
+        let at = At::by_start(input.name, Some(dir), None, line.number);
         emit_body(&mut sink, at, body);
     }
     sink.finish()

@@ -22,7 +22,7 @@ use nom::{IResult, Parser};
 use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank};
 use super::lines::lines;
-use crate::record::{Direction, Id, Kind, Message, Micros, Parsed, Payload, Split};
+use crate::record::{Direction, Id, Kind, Message, Micros, Parsed, Payload};
 
 const DAY: Micros = 86_400_000_000;
 
@@ -319,13 +319,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             ts += DAY;
         }
         last = Some(ts);
-        let at = At {
-            key: input.name,
-            split: Split::ByStart,
-            direction: Some(t.direction),
-            ts: Some(ts),
-            line: line.number,
-        };
+        let at = At::by_start(input.name, Some(t.direction), Some(ts), line.number);
         let latency = if t.message.kind == Kind::Response {
             t.latency
         } else {

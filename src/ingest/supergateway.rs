@@ -22,7 +22,7 @@ use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank};
 use super::inspect::{continue_body, emit_body};
 use super::lines::{Line, lines};
-use crate::record::{Direction, Parsed, Split};
+use crate::record::{Direction, Parsed};
 
 const PREFIX: &str = "[supergateway] ";
 
@@ -113,13 +113,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             continue;
         }
         fn at<'k>(key: &'k str, direction: Direction, line: u64) -> At<'k> {
-            At {
-                key,
-                split: Split::ByStart,
-                direction: Some(direction),
-                ts: None,
-                line,
-            }
+            At::by_start(key, Some(direction), None, line)
         }
         match split(line.text) {
             Some(SgLine::Traffic {

@@ -15,7 +15,7 @@ use nom::{IResult, Parser};
 use super::Input;
 use super::detect::{At, Dialect, Sink, is_blank, iso_ts_then_space};
 use super::lines::lines;
-use crate::record::{Direction, Parsed, Split};
+use crate::record::{Direction, Parsed};
 
 /// The three tags of row 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,16 +78,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             }
         };
         let ts = ts.and_then(|s| sink.ts(line.number, s));
-        sink.exact(
-            At {
-                key,
-                split: Split::ByStart,
-                direction: Some(dir),
-                ts,
-                line: line.number,
-            },
-            rest,
-        );
+        sink.exact(At::by_start(key, Some(dir), ts, line.number), rest);
     }
     sink.finish()
 }
@@ -95,7 +86,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Payload, Record};
+    use crate::record::{Payload, Record, Split};
 
     type Row = (Option<Direction>, Option<i64>, u64, u64, u32, bool);
 

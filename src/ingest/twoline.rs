@@ -15,7 +15,7 @@ use super::detect::{At, Dialect, Sink, is_blank};
 use super::inspect::{Balance, span};
 use super::lines::{Line, lines};
 use crate::record::jsonrpc::{PayloadError, parse_payload};
-use crate::record::{Direction, Kind, Member, Micros, Parsed, Payload, Split};
+use crate::record::{Direction, Kind, Member, Micros, Parsed, Payload};
 
 /// Reads a marker line (FORMATS.md table 8.2 row 7 "recognised by"): its
 /// direction and the stated duration in µs. Besides `Nms` (N may be
@@ -95,13 +95,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
         while all.get(i).is_some_and(|l| is_blank(l.text)) {
             i += 1;
         }
-        let mut at = At {
-            key,
-            split: Split::ByStart,
-            direction: Some(dir),
-            ts: None,
-            line: line.number,
-        };
+        let mut at = At::by_start(key, Some(dir), None, line.number);
         let Some(first) = all.get(i).filter(|l| !ends_record(l)) else {
             // A marker with no record: an empty payload.
             sink.non_json(at, line.text);

@@ -29,7 +29,7 @@ use super::detect::{
     At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, local_ts, trim_host_suffix,
 };
 use super::lines::lines;
-use crate::record::{Direction, Parsed, Split};
+use crate::record::{Direction, Parsed};
 
 /// Splits a line into `(timestamp, level, text)` by FORMATS.md table 8.2
 /// row 4 "recognised by": a local timestamp, a space, `[LEVEL]`.
@@ -94,16 +94,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
         if let Some((dir, rest)) = tagged {
             vscode_seen = true;
             let ts = sink.ts(n, ts);
-            sink.host(
-                At {
-                    key,
-                    split: Split::ByStart,
-                    direction: Some(dir),
-                    ts,
-                    line: n,
-                },
-                rest,
-            );
+            sink.host(At::by_start(key, Some(dir), ts, n), rest);
             continue;
         }
         if text.starts_with("[server stderr]") {
@@ -115,25 +106,10 @@ pub fn parse(input: Input<'_>) -> Parsed {
             cursor_seen = true;
             let rest = t.get(i + CURSOR_UNKNOWN_ID.len()..).unwrap_or("");
             let ts = sink.ts(n, ts);
-            sink.host(
-                At {
-                    key,
-                    split: Split::ByStart,
-                    direction: Some(Direction::S2c),
-                    ts,
-                    line: n,
-                },
-                rest,
-            );
+            sink.host(At::by_start(key, Some(Direction::S2c), ts, n), rest);
         } else if is_json_parse_error(t) {
             let ts = sink.ts(n, ts);
-            let at = At {
-                key,
-                split: Split::ByStart,
-                direction: Some(Direction::S2c),
-                ts,
-                line: n,
-            };
+            let at = At::by_start(key, Some(Direction::S2c), ts, n);
             sink.non_json(at, trim_host_suffix(t));
         } else if text.starts_with("Starting server ")
             || text.starts_with("Connection state: Starting")
@@ -191,13 +167,7 @@ pub fn parse_bracketed(input: Input<'_>) -> Parsed {
             sink.process_start(name, &line);
         } else if !text.starts_with("[server stderr]") && is_json_parse_error(text) {
             let ts = sink.ts(line.number, ts);
-            let at = At {
-                key: name,
-                split: Split::ByStart,
-                direction: Some(Direction::S2c),
-                ts,
-                line: line.number,
-            };
+            let at = At::by_start(name, Some(Direction::S2c), ts, line.number);
             sink.non_json(at, trim_host_suffix(text));
         } else {
             sink.other();
