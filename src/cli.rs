@@ -291,7 +291,9 @@ fn stream_lines(
                 }
             },
         );
-        drop(blocks);
+        for b in blocks {
+            reader.recycle(b);
+        }
         let round_messages = parsed.iter().map(|p| messages_in(&p.records)).sum();
         read_bytes += round_bytes;
         progress.read(round_bytes, round_messages);

@@ -891,10 +891,29 @@ pub struct BlockReader {
     next_line: u64,
     next_offset: u64,
     eof: bool,
+    /// Buffers of blocks handed back by [`BlockReader::recycle`]: reused so
+    /// that a long file does not cost a fresh allocation (and its page
+    /// faults) per block.
+    pool: Vec<Vec<u8>>,
     /// Size on disk, bytes.
     pub bytes: u64,
     /// Recoverable decoding problems (invalid UTF-8 at byte N).
     pub warnings: Vec<String>,
+}
+
+/// Appends up to `want` bytes of `file` to `buf` (fewer only at the end of
+/// the file), into `buf`'s spare capacity: nothing is zeroed first.
+fn read_more(
+    file: &mut std::fs::File,
+    buf: &mut Vec<u8>,
+    want: usize,
+    display: &str,
+) -> Result<usize, SourceError> {
+    use std::io::Read;
+    buf.reserve(want);
+    file.take(want as u64)
+        .read_to_end(buf)
+        .map_err(|e| SourceError::Unreadable(display.to_string(), e))
 }
 
 impl BlockReader {
@@ -939,9 +958,18 @@ impl BlockReader {
             next_line: 1,
             next_offset,
             eof: false,
+            pool: Vec::new(),
             bytes,
             warnings: Vec::new(),
         }))
+    }
+
+    /// Hands a block's buffer back for reuse by the next blocks (optional:
+    /// a block not handed back is simply freed).
+    pub fn recycle(&mut self, block: Block) {
+        if self.pool.len() < 64 {
+            self.pool.push(block.text.into_bytes());
+        }
     }
 
     /// The next block of about `target` bytes (more when no safe cut comes
@@ -952,19 +980,14 @@ impl BlockReader {
         target: usize,
         safe: fn(&[u8]) -> bool,
     ) -> Result<Option<Block>, SourceError> {
-        use std::io::Read;
-        let mut buf = std::mem::take(&mut self.carry);
+        let mut buf = self.pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
         let cut = loop {
             if !self.eof && buf.len() < target.max(1) {
                 let want = target.max(1) - buf.len();
-                let start = buf.len();
-                buf.resize(start + want, 0);
-                let n = self
-                    .file
-                    .read(&mut buf[start..])
-                    .map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
-                buf.truncate(start + n);
-                if n == 0 {
+                if read_more(&mut self.file, &mut buf, want, &self.display)? == 0 {
                     self.eof = true;
                 }
                 continue;
@@ -989,14 +1012,8 @@ impl BlockReader {
                 Some(c) => break c,
                 None => {
                     // No safe cut yet: read more.
-                    let start = buf.len();
-                    buf.resize(start + target.max(1), 0);
-                    let n = self
-                        .file
-                        .read(&mut buf[start..])
-                        .map_err(|e| SourceError::Unreadable(self.display.clone(), e))?;
-                    buf.truncate(start + n);
-                    if n == 0 {
+                    let want = target.max(1);
+                    if read_more(&mut self.file, &mut buf, want, &self.display)? == 0 {
                         self.eof = true;
                     }
                 }
@@ -1005,7 +1022,8 @@ impl BlockReader {
         if buf.is_empty() {
             return Ok(None);
         }
-        self.carry = buf.split_off(cut);
+        self.carry.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
         let offset = self.next_offset;
         if let Some(i) = memchr::memchr(0, &buf) {
             return Err(SourceError::Binary(self.display.clone(), offset + i as u64));

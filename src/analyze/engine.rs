@@ -2,7 +2,9 @@
 //! of DESIGN.md "Precise rules" (2, 3, 5–9; rule 10's batch part). Capture-
 //! wide rules (slow tails outside batches) run in [`super::analyze`].
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
 use super::{Config, PairStatus, Quantity};

@@ -20,7 +20,8 @@ use serde_json::value::RawValue;
 use super::Input;
 use super::detect::{At, Dialect, Sink, escape, is_blank};
 use super::lines::lines;
-use crate::record::jsonrpc::parse_payload;
+use crate::record::jsonrpc::{MessageMembers, parse_payload, str_value};
+use crate::record::scan;
 use crate::record::{Direction, Parsed, Payload, Split};
 
 /// The envelope members of one line, borrowed as raw JSON text (first
@@ -29,17 +30,29 @@ use crate::record::{Direction, Parsed, Payload, Split};
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Envelope<'a> {
     /// The message member.
-    pub msg: Option<&'a RawValue>,
+    pub msg: Option<&'a str>,
     /// The direction member.
-    pub dir: Option<&'a RawValue>,
+    pub dir: Option<&'a str>,
     /// The time member.
-    pub ts: Option<&'a RawValue>,
+    pub ts: Option<&'a str>,
     /// The `session` member.
-    pub session: Option<&'a RawValue>,
+    pub session: Option<&'a str>,
+    /// The members of the message when it is an object, read in the same
+    /// pass as the envelope (`None`: classify `msg` with `parse_payload`).
+    pub members: Option<MessageMembers<'a>>,
 }
 
-/// Slots: msg, message, payload, dir, direction, ts, timestamp, time, session.
-struct Slots<'a>([Option<&'a RawValue>; 9]);
+/// Slots: msg, message, payload, dir, direction, ts, timestamp, time, session
+/// (a repeated member: the last).
+struct Slots<'a>([Option<&'a str>; 9]);
+
+impl<'a> Slots<'a> {
+    fn take(&mut self, key: &str, raw: &'a str) {
+        if let Some(i) = NAMES.iter().position(|n| *n == key) {
+            self.0[i] = Some(raw);
+        }
+    }
+}
 
 const NAMES: [&str; 9] = [
     "msg",
@@ -63,11 +76,11 @@ impl<'de> Visitor<'de> for EnvVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut s = Slots([None; 9]);
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match NAMES.iter().position(|n| *n == key.as_ref()) {
-                Some(i) => s.0[i] = Some(map.next_value::<&'de RawValue>()?),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
-                }
+            if NAMES.contains(&key.as_ref()) {
+                let raw = map.next_value::<&'de RawValue>()?;
+                s.take(key.as_ref(), raw.get());
+            } else {
+                map.next_value::<IgnoredAny>()?;
             }
         }
         Ok(s)
@@ -75,15 +88,41 @@ impl<'de> Visitor<'de> for EnvVisitor {
 }
 
 /// Reads one line as a JSON object and picks its envelope members; `None`
-/// when the line is not exactly one JSON object.
+/// when the line is not exactly one JSON object. The fast skim
+/// ([`crate::record::scan`]) reads it, serde_json when the skim is not sure.
 pub fn read(line: &str) -> Option<Envelope<'_>> {
     let t = line.trim();
     if !t.starts_with('{') {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_str(t);
-    let s = de::Deserializer::deserialize_map(&mut de, EnvVisitor).ok()?;
-    de.end().ok()?;
+    let mut s = Slots([None; 9]);
+    // The message members of `msg`, `message`, `payload` (when objects).
+    let mut members: [Option<MessageMembers<'_>>; 3] = [None; 3];
+    let skimmed = scan::object_with(t, |k, skim| {
+        match NAMES.iter().position(|n| *n == k) {
+            Some(i @ 0..=2) if skim.peek() == Some(b'{') => {
+                let mut m = MessageMembers::default();
+                s.0[i] = Some(skim.object_raw(|k, v| m.take(k, v))?);
+                members[i] = Some(m);
+            }
+            Some(i) => {
+                s.0[i] = Some(skim.value_raw()?);
+                if let Some(slot) = members.get_mut(i) {
+                    *slot = None;
+                }
+            }
+            None => {
+                skim.value_raw()?;
+            }
+        }
+        Some(())
+    });
+    if skimmed.is_none() {
+        members = [None; 3];
+        let mut de = serde_json::Deserializer::from_str(t);
+        s = de::Deserializer::deserialize_map(&mut de, EnvVisitor).ok()?;
+        de.end().ok()?;
+    }
     let [
         msg,
         message,
@@ -95,7 +134,16 @@ pub fn read(line: &str) -> Option<Envelope<'_>> {
         time,
         session,
     ] = s.0;
+    let [m_msg, m_message, m_payload] = members;
+    let members = if msg.is_some() {
+        m_msg
+    } else if message.is_some() {
+        m_message
+    } else {
+        m_payload
+    };
     Some(Envelope {
+        members,
         msg: msg.or(message).or(payload),
         dir: dir.or(direction),
         ts: ts.or(timestamp).or(time),
@@ -111,8 +159,8 @@ pub fn claims(line: &str) -> bool {
 
 /// The direction a `dir` value names (FORMATS.md table 8.2 row 11); `None`
 /// when it is not a string.
-pub fn direction(raw: &RawValue) -> Option<Direction> {
-    let s: String = serde_json::from_str(raw.get()).ok()?;
+pub fn direction(raw: &str) -> Option<Direction> {
+    let s = str_value(raw)?;
     const S2C: [&str; 7] = [
         "s2c",
         "recv",
@@ -147,18 +195,15 @@ pub fn parse(input: Input<'_>) -> Parsed {
             sink.non_json(At::by_start(file, None, None, n), whole);
             continue;
         };
-        let session: Option<String> = env
-            .session
-            .and_then(|s| serde_json::from_str::<String>(s.get()).ok())
-            .filter(|s| !s.is_empty());
+        let session = env.session.and_then(str_value).filter(|s| !s.is_empty());
         let (key, split) = match &session {
-            Some(s) => (s.as_str(), Split::Never),
+            Some(s) => (s.as_ref(), Split::Never),
             None => (file, Split::ByStart),
         };
-        let ts = match env.ts.map(|r| r.get()) {
-            Some(t) if t.starts_with('"') => match serde_json::from_str::<Cow<str>>(t) {
-                Ok(s) => sink.ts(n, &s),
-                Err(_) => None,
+        let ts = match env.ts {
+            Some(t) if t.starts_with('"') => match str_value(t) {
+                Some(s) => sink.ts(n, &s),
+                None => None,
             },
             Some(t) if t != "null" && !number_ts_reported => {
                 number_ts_reported = true;
@@ -175,7 +220,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
                 n,
                 &format!(
                     "direction {} is not a string; the line is read as non-JSON",
-                    escape(dir_raw.get(), 40)
+                    escape(dir_raw, 40)
                 ),
             );
             sink.non_json(
@@ -190,8 +235,13 @@ pub fn parse(input: Input<'_>) -> Parsed {
             );
             continue;
         };
-        let text = msg.get();
-        let payload = parse_payload(text).unwrap_or(Payload::NonJson);
+        let text = msg;
+        let payload = match env.members {
+            // Read with the envelope: the same members `parse_payload`
+            // would find, without a second pass over the message.
+            Some(m) => Payload::Single(m.into_message()),
+            None => parse_payload(text).unwrap_or(Payload::NonJson),
+        };
         sink.frame(
             At {
                 key,

@@ -194,7 +194,12 @@ fn read_batch(file: u32, name: &str, batch: &Batch) -> Vec<Result<Parsed, DocErr
         .par_iter()
         .map(|sp| {
             let bytes = batch.text.get(sp.start..sp.end).unwrap_or_default();
-            let raw = String::from_utf8_lossy(bytes);
+            // The batch text is decoded already; `from_utf8` checks it with
+            // vector code, where `from_utf8_lossy` walks it byte by byte.
+            let raw = match std::str::from_utf8(bytes) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => String::from_utf8_lossy(bytes),
+            };
             let mut one = Sink {
                 file,
                 name,

@@ -13,7 +13,7 @@
 //! request it carries (sampling on a GET stream). Frames so placed are
 //! marked `moved`: a latency that depends on them is unknown.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::record::{Direction, Frame, Kind, LooseKey, Member, Message, Micros, Payload};
 
@@ -26,19 +26,19 @@ pub fn order_session(s: &mut super::Session) {
     }
 }
 
-/// The messages of a frame, in order.
-pub fn messages(f: &Frame) -> Vec<&Message> {
-    match &f.payload {
-        Payload::Single(m) => vec![m],
-        Payload::Batch(ms) => ms
-            .iter()
-            .filter_map(|m| match m {
-                Member::Message(m) => Some(m),
-                Member::NotObject => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+/// The messages of a frame, in order (no allocation).
+pub fn messages(f: &Frame) -> impl Iterator<Item = &Message> {
+    let (single, batch): (Option<&Message>, &[Member]) = match &f.payload {
+        Payload::Single(m) => (Some(m), &[]),
+        Payload::Batch(ms) => (None, ms),
+        _ => (None, &[]),
+    };
+    single
+        .into_iter()
+        .chain(batch.iter().filter_map(|m| match m {
+            Member::Message(m) => Some(m),
+            Member::NotObject => None,
+        }))
 }
 
 fn loose_of(m: &Message) -> Option<LooseKey> {
@@ -91,13 +91,19 @@ impl LineOrder {
     /// Releases the held group: a request written after a response that
     /// answers it is released just before that response.
     fn flush(&mut self, out: &mut Vec<Frame>) {
+        if self.group.len() <= 1 {
+            // Nothing to reorder (the common case: a time of its own).
+            if let Some(f) = self.group.pop() {
+                self.release(f, out);
+            }
+            return;
+        }
         let mut group = std::mem::take(&mut self.group);
         let mut was_moved = vec![false; group.len()];
         let mut i = 0;
         while i < group.len() {
             if let Some(d) = group[i].direction {
                 let wanted: Vec<LooseKey> = messages(&group[i])
-                    .into_iter()
                     .filter(|m| m.kind == Kind::Response)
                     .filter_map(loose_of)
                     .filter(|k| {
@@ -113,7 +119,6 @@ impl LineOrder {
                         !was_moved[j]
                             && group[j].direction == Some(d.other())
                             && messages(&group[j])
-                                .iter()
                                 .any(|m| m.kind == Kind::Request && loose_of(m).as_ref() == Some(k))
                     })
                 });

@@ -1,6 +1,6 @@
 //! Sessions from session keys (DESIGN.md rule 1; FORMATS.md §8.1).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::record::{Direction, Frame, Kind, Payload, Record, Split};
 
@@ -69,7 +69,11 @@ impl Splitter {
                 None
             }
             Record::Frame(frame) => {
-                let st = self.keys.entry(frame.key.clone()).or_default();
+                // Look the key up before cloning it: a clone only for a new key.
+                if !self.keys.contains_key(&frame.key) {
+                    self.keys.insert(frame.key.clone(), KeyState::default());
+                }
+                let st = self.keys.get_mut(&frame.key)?;
                 let init = is_initialize_request(&frame);
                 if st.current.is_none()
                     || (frame.split == Split::ByStart

@@ -59,9 +59,9 @@ impl Id {
     pub fn from_raw(raw: &str) -> Id {
         let t = raw.trim();
         match t.as_bytes().first() {
-            Some(b'"') => match serde_json::from_str::<String>(t) {
-                Ok(s) => Id::Str(s.into()),
-                Err(_) => Id::Other(t.into()),
+            Some(b'"') => match super::jsonrpc::str_value(t) {
+                Some(s) => Id::Str(s.into()),
+                None => Id::Other(t.into()),
             },
             Some(b'n') if t == "null" => Id::Null,
             Some(c) if *c == b'-' || c.is_ascii_digit() => {

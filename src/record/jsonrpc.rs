@@ -18,6 +18,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::id::Id;
+use super::scan;
 
 /// Request, notification or response (DESIGN.md rule 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -123,11 +124,16 @@ pub fn parse_payload(text: &str) -> Result<Payload, PayloadError> {
     match t.as_bytes().first() {
         Some(b'{') => parse_message(t).map(Payload::Single),
         Some(b'[') => {
-            let items: Vec<&RawValue> =
-                serde_json::from_str(t).map_err(|e| PayloadError::Syntax(e.to_string()))?;
+            let mut items: Vec<&str> = Vec::new();
+            if scan::array_items(t, |r| items.push(r)).is_none() {
+                items = serde_json::from_str::<Vec<&RawValue>>(t)
+                    .map_err(|e| PayloadError::Syntax(e.to_string()))?
+                    .into_iter()
+                    .map(RawValue::get)
+                    .collect();
+            }
             let mut members = Vec::with_capacity(items.len());
-            for raw in items {
-                let r = raw.get();
+            for r in items {
                 if r.starts_with('{') {
                     members.push(Member::Message(parse_message(r)?));
                 } else {
@@ -163,48 +169,71 @@ fn scalar_name(t: &str) -> &'static str {
     }
 }
 
-/// Parses one JSON object text into a [`Message`].
+/// Parses one JSON object text into a [`Message`]: the members by the fast
+/// skim ([`scan`]), or by serde_json when the skim is not sure (its error
+/// text is the one reported).
 pub fn parse_message(text: &str) -> Result<Message, PayloadError> {
+    let mut m = MessageMembers::default();
+    if scan::object_members(text, |k, v| m.take(k, v)).is_some() {
+        return Ok(m.into_message());
+    }
     let mut de = serde_json::Deserializer::from_str(text);
-    let raw =
-        RawMessage::deserialize_from(&mut de).map_err(|e| PayloadError::Syntax(e.to_string()))?;
+    let raw = MessageMembers::deserialize_from(&mut de)
+        .map_err(|e| PayloadError::Syntax(e.to_string()))?;
     de.end().map_err(|e| PayloadError::Syntax(e.to_string()))?;
     Ok(raw.into_message())
 }
 
-/// Members of one object, borrowed as raw JSON text.
-#[derive(Default)]
-struct RawMessage<'a> {
-    jsonrpc: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
-    result: Option<&'a RawValue>,
-    error: Option<&'a RawValue>,
+/// The members of one message object the rules read, borrowed as raw JSON
+/// text; [`MessageMembers::into_message`] classifies them.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct MessageMembers<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<&'a str>,
+    method: Option<&'a str>,
+    params: Option<&'a str>,
+    result: Option<&'a str>,
+    error: Option<&'a str>,
 }
 
-impl<'a> RawMessage<'a> {
+impl<'a> MessageMembers<'a> {
+    /// Keeps member `key` if the rules use it; a repeated member: the last
+    /// one wins, as in `JSON.parse`.
+    pub fn take(&mut self, key: &str, raw: &'a str) {
+        let slot = match key {
+            "jsonrpc" => &mut self.jsonrpc,
+            "id" => &mut self.id,
+            "method" => &mut self.method,
+            "params" => &mut self.params,
+            "result" => &mut self.result,
+            "error" => &mut self.error,
+            _ => return,
+        };
+        *slot = Some(raw);
+    }
+
     fn deserialize_from(
         de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
     ) -> serde_json::Result<Self> {
         de::Deserializer::deserialize_map(de, RawVisitor)
     }
 
-    fn into_message(self) -> Message {
+    /// The message these members make (JSON-RPC 2.0 §4–§5, DESIGN.md
+    /// rule 2; see [`Message`]).
+    pub fn into_message(self) -> Message {
         let mut problems = Vec::new();
-        let jsonrpc_ok =
-            matches!(self.jsonrpc.map(|r| str_value(r.get())), Some(Some(ref s)) if s == "2.0");
+        let jsonrpc_ok = matches!(self.jsonrpc.map(str_value), Some(Some(ref s)) if s == "2.0");
         if !jsonrpc_ok {
             problems.push(Problem::BadJsonrpcVersion);
         }
-        let id = self.id.map(|r| Id::from_raw(r.get())).unwrap_or(Id::Absent);
+        let id = self.id.map(Id::from_raw).unwrap_or(Id::Absent);
         let method = self
             .method
-            .and_then(|r| str_value(r.get()))
+            .and_then(str_value)
             .map(|s| Box::<str>::from(s.as_ref()));
         let params_ok = self
             .params
-            .is_none_or(|p| matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')));
+            .is_none_or(|p| matches!(p.as_bytes().first(), Some(b'{') | Some(b'[')));
         let mut msg = Message {
             kind: Kind::Response,
             id,
@@ -236,8 +265,8 @@ impl<'a> RawMessage<'a> {
                 problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
             }
             msg.method = method;
-            if let Some(p) = self.params.filter(|p| p.get().starts_with('{')) {
-                let fields = params_fields(p.get());
+            if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
+                let fields = params_fields(p);
                 match msg.method.as_deref() {
                     Some("notifications/cancelled") => msg.cancel_id = fields.request_id,
                     Some("initialize") => msg.offered = fields.protocol_version,
@@ -253,7 +282,7 @@ impl<'a> RawMessage<'a> {
                 problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
             }
             if let Some(e) = self.error {
-                let (valid, code) = error_shape(e.get());
+                let (valid, code) = error_shape(e);
                 msg.error_code = code;
                 if !valid {
                     problems.push(Problem::InvalidRequest(
@@ -267,7 +296,6 @@ impl<'a> RawMessage<'a> {
                 _ => {}
             }
             if let Some(r) = self.result {
-                let r = r.get();
                 if r.starts_with('{')
                     && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
                 {
@@ -287,35 +315,33 @@ impl<'a> RawMessage<'a> {
 struct RawVisitor;
 
 impl<'de> Visitor<'de> for RawVisitor {
-    type Value = RawMessage<'de>;
+    type Value = MessageMembers<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut m = RawMessage::default();
+        let mut m = MessageMembers::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let slot = match key.as_ref() {
-                "jsonrpc" => &mut m.jsonrpc,
-                "id" => &mut m.id,
-                "method" => &mut m.method,
-                "params" => &mut m.params,
-                "result" => &mut m.result,
-                "error" => &mut m.error,
+            match key.as_ref() {
+                "jsonrpc" | "id" | "method" | "params" | "result" | "error" => {
+                    let raw = map.next_value::<&'de RawValue>()?;
+                    m.take(key.as_ref(), raw.get());
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
-                    continue;
                 }
-            };
-            // A repeated member: the last one wins, as in JSON.parse.
-            *slot = Some(map.next_value::<&'de RawValue>()?);
+            }
         }
         Ok(m)
     }
 }
 
-/// The string value of a raw JSON text, `None` if it is not a string.
-fn str_value(raw: &str) -> Option<Cow<'_, str>> {
-    if raw.starts_with('"') {
+/// The string value of a raw JSON text (valid JSON), `None` if it is not a
+/// string (or not a valid one: a lone surrogate escape).
+pub fn str_value(raw: &str) -> Option<Cow<'_, str>> {
+    if let Some(s) = scan::plain_str(raw) {
+        Some(Cow::Borrowed(s))
+    } else if raw.starts_with('"') {
         serde_json::from_str::<Cow<str>>(raw).ok()
     } else {
         None
@@ -334,22 +360,35 @@ fn error_shape(raw: &str) -> (bool, Option<i64>) {
     }
     let f = object_members(raw, &["code", "message"]);
     let code = f[0].and_then(|c| {
-        let c = c.get();
         if c.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
             c.parse::<i64>().ok()
         } else {
             None
         }
     });
-    let message_ok = f[1].is_some_and(|m| m.get().starts_with('"'));
+    let message_ok = f[1].is_some_and(|m| m.starts_with('"'));
     (code.is_some() && message_ok, code)
 }
 
-/// Raw values of the named members of one object text (missing → `None`).
-fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a RawValue>> {
+/// Raw values of the named members of one object text (missing → `None`;
+/// a repeated member: the last).
+fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>> {
+    let mut out = vec![None; names.len()];
+    let skimmed = scan::object_members(raw, |k, v| {
+        if let Some(i) = names.iter().position(|n| *n == k) {
+            out[i] = Some(v);
+        }
+    });
+    if skimmed.is_some() {
+        return out;
+    }
+    object_members_serde(raw, names)
+}
+
+fn object_members_serde<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>> {
     struct V<'n>(&'n [&'n str]);
     impl<'de, 'n> Visitor<'de> for V<'n> {
-        type Value = Vec<Option<&'de RawValue>>;
+        type Value = Vec<Option<&'de str>>;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("an object")
         }
@@ -357,7 +396,7 @@ fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a RawValue>>
             let mut out = vec![None; self.0.len()];
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                 match self.0.iter().position(|n| *n == key.as_ref()) {
-                    Some(i) => out[i] = Some(map.next_value::<&'de RawValue>()?),
+                    Some(i) => out[i] = Some(map.next_value::<&'de RawValue>()?.get()),
                     None => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -389,20 +428,16 @@ fn params_fields(raw: &str) -> ParamsFields {
         &["requestId", "_meta", "protocolVersion", "progressToken"],
     );
     let mut out = ParamsFields {
-        request_id: f[0].map(|r| Id::from_raw(r.get())),
+        request_id: f[0].map(Id::from_raw),
         ..Default::default()
     };
-    if let Some(meta) = f[1].filter(|m| m.get().starts_with('{')) {
-        let m = object_members(meta.get(), &["progressToken", META_PROTOCOL_VERSION]);
-        out.progress_token = m[0].map(|r| Id::from_raw(r.get()));
-        out.meta_protocol_version = m[1]
-            .and_then(|r| str_value(r.get()))
-            .map(|s| s.as_ref().into());
+    if let Some(meta) = f[1].filter(|m| m.starts_with('{')) {
+        let m = object_members(meta, &["progressToken", META_PROTOCOL_VERSION]);
+        out.progress_token = m[0].map(Id::from_raw);
+        out.meta_protocol_version = m[1].and_then(str_value).map(|s| s.as_ref().into());
     }
-    out.protocol_version = f[2]
-        .and_then(|r| str_value(r.get()))
-        .map(|s| s.as_ref().into());
-    out.notified_token = f[3].map(|r| Id::from_raw(r.get()));
+    out.protocol_version = f[2].and_then(str_value).map(|s| s.as_ref().into());
+    out.notified_token = f[3].map(Id::from_raw);
     out
 }
 
@@ -413,13 +448,11 @@ struct ResultFields {
 
 fn result_fields(raw: &str) -> ResultFields {
     let f = object_members(raw, &["protocolVersion", "serverInfo"]);
-    let protocol_version = f[0]
-        .and_then(|r| str_value(r.get()))
-        .map(|s| s.as_ref().into());
-    let server_info = f[1].filter(|r| r.get().starts_with('{')).map(|r| {
-        let g = object_members(r.get(), &["name", "version"]);
-        let s = |x: Option<&RawValue>| -> Box<str> {
-            x.and_then(|v| str_value(v.get()))
+    let protocol_version = f[0].and_then(str_value).map(|s| s.as_ref().into());
+    let server_info = f[1].filter(|r| r.starts_with('{')).map(|r| {
+        let g = object_members(r, &["name", "version"]);
+        let s = |x: Option<&str>| -> Box<str> {
+            x.and_then(str_value)
                 .map(|s| s.as_ref().into())
                 .unwrap_or_default()
         };

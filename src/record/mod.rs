@@ -11,6 +11,7 @@
 
 pub mod id;
 pub mod jsonrpc;
+pub mod scan;
 pub mod time;
 
 pub use id::{Id, LooseKey, ValidId};
