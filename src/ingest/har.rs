@@ -39,6 +39,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, Visitor};
 use serde_json::value::RawValue;
 
+use crate::record::scan::Skim;
+
 use super::{Input, sse};
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
@@ -1048,6 +1050,7 @@ fn dialect(name: &str) -> &'static str {
 
 /// A member read without failing its parent: wrong type or `null` → `None`
 /// (FORMATS.md §4.1 "tolerate missing optional keys, `null`").
+#[derive(Debug)]
 struct Loose<T>(Option<T>);
 
 impl<T> Default for Loose<T> {
@@ -1064,6 +1067,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Loose<T> {
 }
 
 /// A number written as a JSON number or a numeric string.
+#[derive(Debug)]
 struct Num(f64);
 
 impl<'de> Deserialize<'de> for Num {
@@ -1092,6 +1096,7 @@ impl Num {
 }
 
 /// A JSON string, borrowed from the input when it holds no escapes.
+#[derive(Debug)]
 struct Text<'a>(Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
@@ -1123,14 +1128,14 @@ impl std::ops::Deref for Text<'_> {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Creator<'a> {
     #[serde(borrow)]
     name: Loose<Text<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Entry<'a> {
     #[serde(rename = "startedDateTime", borrow)]
@@ -1145,7 +1150,7 @@ struct Entry<'a> {
     ws: Loose<Vec<Loose<WsMessage<'a>>>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Timings {
     blocked: Loose<Num>,
@@ -1156,7 +1161,7 @@ struct Timings {
     receive: Loose<Num>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Header<'a> {
     #[serde(borrow)]
@@ -1165,7 +1170,7 @@ struct Header<'a> {
     value: Loose<Text<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Request<'a> {
     #[serde(borrow)]
@@ -1178,7 +1183,7 @@ struct Request<'a> {
     post_data: Loose<PostData<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct PostData<'a> {
     #[serde(borrow)]
@@ -1188,7 +1193,7 @@ struct PostData<'a> {
     encoding: Loose<Text<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Response<'a> {
     status: Loose<Num>,
@@ -1198,7 +1203,7 @@ struct Response<'a> {
     content: Loose<Content<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct Content<'a> {
     #[serde(rename = "mimeType", borrow)]
@@ -1209,7 +1214,7 @@ struct Content<'a> {
     encoding: Loose<Text<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Debug)]
 #[serde(default)]
 struct WsMessage<'a> {
     #[serde(rename = "type", borrow)]
@@ -1218,6 +1223,208 @@ struct WsMessage<'a> {
     opcode: Loose<Num>,
     #[serde(borrow)]
     data: Loose<Text<'a>>,
+}
+
+// ---------------------------------------------------------------------------
+// The same entry, read by the fast skim (issue 5: HAR throughput).
+//
+// `serde_json::from_str::<Entry>` re-reads each `Loose` member once per
+// level (its raw text, then the member parsed from it), so a body text was
+// scanned five times. The skim reads the struct levels in one pass and
+// hands each leaf (`Text`, `Num`) to serde_json exactly as `Loose` does, so
+// the result is the same `Entry`. Where serde would do something the skim
+// does not model (a struct written as an array, a repeated member, text
+// the skim is not sure of) the skim gives up and serde reads the entry.
+
+/// One struct level: `Some(Some(t))` a struct, `Some(None)` a value that is
+/// no object (a `Loose` member then holds `None`), `None` give up.
+type Skimmed<T> = Option<Option<T>>;
+
+/// Reads the value at `sk` as a `#[serde(default)]` struct with these field
+/// names; `set(t, field index, sk)` reads one field's value (`None`: give
+/// up). Unknown members are skipped.
+fn skim_struct<'a, T: Default>(
+    sk: &mut Skim<'a>,
+    fields: &[&str],
+    mut set: impl FnMut(&mut T, usize, &mut Skim<'a>) -> Option<()>,
+) -> Skimmed<T> {
+    match sk.peek() {
+        Some(b'{') => {}
+        // serde reads a struct from an array too (fields in order).
+        Some(b'[') => return None,
+        _ => {
+            sk.value_raw()?;
+            return Some(None);
+        }
+    }
+    let mut t = T::default();
+    let mut seen = 0u64;
+    sk.members(|k, sk| match fields.iter().position(|f| *f == k) {
+        Some(i) => {
+            if seen & (1 << i) != 0 {
+                return None; // serde: "duplicate field"
+            }
+            seen |= 1 << i;
+            set(&mut t, i, sk)
+        }
+        None => sk.value_raw().map(|_| ()),
+    })?;
+    Some(Some(t))
+}
+
+/// A leaf member as `Loose` reads it (serde_json on its raw text).
+fn leaf<'a, T: Deserialize<'a>>(sk: &mut Skim<'a>) -> Option<Loose<T>> {
+    let raw = sk.value_raw()?;
+    Some(Loose(serde_json::from_str::<T>(raw).ok()))
+}
+
+/// An array member of structs as `Loose<Vec<Loose<T>>>` reads it.
+fn skim_list<'a, T>(
+    sk: &mut Skim<'a>,
+    item: impl Fn(&mut Skim<'a>) -> Skimmed<T>,
+) -> Option<Loose<Vec<Loose<T>>>> {
+    if sk.peek() != Some(b'[') {
+        sk.value_raw()?;
+        return Some(Loose(None));
+    }
+    let mut out = Vec::new();
+    sk.items(|sk| {
+        out.push(Loose(item(sk)?));
+        Some(())
+    })?;
+    Some(Loose(Some(out)))
+}
+
+impl<'a> Entry<'a> {
+    /// The entry `raw` (one JSON value) as `serde_json::from_str` reads
+    /// it, or `None` when the skim gives up or it is no object.
+    fn skim(raw: &'a str) -> Option<Self> {
+        crate::record::scan::whole(raw, Self::skim_at).flatten()
+    }
+
+    fn skim_at(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = [
+            "startedDateTime",
+            "time",
+            "timings",
+            "request",
+            "response",
+            "_webSocketMessages",
+        ];
+        skim_struct(sk, &fields, |e: &mut Entry<'a>, i, sk| {
+            match i {
+                0 => e.started = leaf(sk)?,
+                1 => e.time = leaf(sk)?,
+                2 => e.timings = Loose(Timings::skim(sk)?),
+                3 => e.request = Loose(Request::skim(sk)?),
+                4 => e.response = Loose(Response::skim(sk)?),
+                _ => e.ws = skim_list(sk, WsMessage::skim)?,
+            }
+            Some(())
+        })
+    }
+}
+
+impl Timings {
+    fn skim(sk: &mut Skim<'_>) -> Skimmed<Self> {
+        let fields = ["blocked", "dns", "connect", "send", "wait", "receive"];
+        skim_struct(sk, &fields, |t: &mut Timings, i, sk| {
+            let slot = match i {
+                0 => &mut t.blocked,
+                1 => &mut t.dns,
+                2 => &mut t.connect,
+                3 => &mut t.send,
+                4 => &mut t.wait,
+                _ => &mut t.receive,
+            };
+            *slot = leaf(sk)?;
+            Some(())
+        })
+    }
+}
+
+impl<'a> Header<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        skim_struct(sk, &["name", "value"], |h: &mut Header<'a>, i, sk| {
+            if i == 0 {
+                h.name = leaf(sk)?;
+            } else {
+                h.value = leaf(sk)?;
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> Request<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = ["method", "url", "headers", "postData"];
+        skim_struct(sk, &fields, |r: &mut Request<'a>, i, sk| {
+            match i {
+                0 => r.method = leaf(sk)?,
+                1 => r.url = leaf(sk)?,
+                2 => r.headers = skim_list(sk, Header::skim)?,
+                _ => r.post_data = Loose(PostData::skim(sk)?),
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> PostData<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        skim_struct(sk, &["text", "encoding"], |p: &mut PostData<'a>, i, sk| {
+            if i == 0 {
+                p.text = leaf(sk)?;
+            } else {
+                p.encoding = leaf(sk)?;
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> Response<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = ["status", "headers", "content"];
+        skim_struct(sk, &fields, |r: &mut Response<'a>, i, sk| {
+            match i {
+                0 => r.status = leaf(sk)?,
+                1 => r.headers = skim_list(sk, Header::skim)?,
+                _ => r.content = Loose(Content::skim(sk)?),
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> Content<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = ["mimeType", "text", "encoding"];
+        skim_struct(sk, &fields, |c: &mut Content<'a>, i, sk| {
+            match i {
+                0 => c.mime_type = leaf(sk)?,
+                1 => c.text = leaf(sk)?,
+                _ => c.encoding = leaf(sk)?,
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> WsMessage<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = ["type", "time", "opcode", "data"];
+        skim_struct(sk, &fields, |m: &mut WsMessage<'a>, i, sk| {
+            match i {
+                0 => m.kind = leaf(sk)?,
+                1 => m.time = leaf(sk)?,
+                2 => m.opcode = leaf(sk)?,
+                _ => m.data = leaf(sk)?,
+            }
+            Some(())
+        })
+    }
 }
 
 /// First non-empty value of a header, name compared case-insensitively
@@ -1351,7 +1558,7 @@ impl Sink<'_> {
             len,
         };
 
-        let e: Entry<'_> = match serde_json::from_str(raw) {
+        let e: Entry<'_> = match Entry::skim(raw).map_or_else(|| serde_json::from_str(raw), Ok) {
             Ok(e) => e,
             Err(err) => {
                 // Not valid JSON at all, or only not an entry (the same
@@ -1852,6 +2059,55 @@ mod reference {
 
 #[cfg(test)]
 mod tests {
+    /// The skim reads an entry exactly as serde does, or gives up: on
+    /// every entry of the bundled HARs and on every one-byte deletion or
+    /// swap (from a set of JSON-significant bytes) of some of them.
+    #[test]
+    fn entry_skim_agrees_with_serde() {
+        let mut entries = Vec::new();
+        for dir in ["samples/real", "samples/cases"] {
+            for f in std::fs::read_dir(dir).unwrap() {
+                let p = f.unwrap().path();
+                if p.extension().is_some_and(|e| e == "har") {
+                    let doc: serde_json::Value =
+                        serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+                    for e in doc["log"]["entries"].as_array().into_iter().flatten() {
+                        entries.push(e.to_string());
+                    }
+                }
+            }
+        }
+        assert!(entries.len() > 100, "{}", entries.len());
+        let mut texts = entries.clone();
+        let swaps = [
+            b'"', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'n', b' ',
+        ];
+        for e in entries.iter().filter(|e| e.len() < 1500).take(12) {
+            let b = e.as_bytes();
+            for i in 0..b.len() {
+                let mut d = b.to_vec();
+                d.remove(i);
+                texts.extend(String::from_utf8(d).ok());
+                for &c in &swaps {
+                    let mut r = b.to_vec();
+                    r[i] = c;
+                    texts.extend(String::from_utf8(r).ok());
+                }
+            }
+        }
+        let (mut skimmed, mut total) = (0, 0);
+        for t in &texts {
+            total += 1;
+            if let Some(fast) = super::Entry::skim(t) {
+                skimmed += 1;
+                let slow: super::Entry = serde_json::from_str(t)
+                    .unwrap_or_else(|e| panic!("skim accepted, serde refused ({e}): {t}"));
+                assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{t}");
+            }
+        }
+        assert!(skimmed * 2 > total, "{skimmed} of {total}");
+    }
+
     use super::*;
     use crate::record::{Kind, Member};
 

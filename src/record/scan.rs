@@ -40,35 +40,25 @@ pub fn object_members<'a>(text: &'a str, member: impl FnMut(&'a str, &'a str)) -
 /// Like [`object_members`], but the member's value is left to the caller:
 /// `member(key, skim)` is called with `skim` at the value's first byte and
 /// must move it past exactly that value ([`Skim::value_raw`],
-/// [`Skim::object_raw`]), or answer `None` to give up (then the whole call
-/// answers `None`). Used to classify an envelope's message in the same pass
-/// that reads the envelope.
+/// [`Skim::object_raw`], [`Skim::members`], [`Skim::items`]), or answer
+/// `None` to give up (then the whole call answers `None`). Used to classify
+/// an envelope's message in the same pass that reads the envelope.
 pub fn object_with<'a>(
     text: &'a str,
-    mut member: impl FnMut(&'a str, &mut Skim<'a>) -> Option<()>,
+    member: impl FnMut(&'a str, &mut Skim<'a>) -> Option<()>,
 ) -> Option<()> {
+    whole(text, |s| s.members(member))
+}
+
+/// Runs `read` on a skim at the first value of `text`, then checks that
+/// only whitespace follows; `None` when `read` gives up or text follows.
+pub fn whole<'a, T>(text: &'a str, read: impl FnOnce(&mut Skim<'a>) -> Option<T>) -> Option<T> {
     let mut s = Skim::new(text);
     s.ws();
-    s.expect(b'{')?;
+    let t = read(&mut s)?;
     s.ws();
-    if !s.eat(b'}') {
-        loop {
-            s.ws();
-            let key = s.key()?;
-            s.ws();
-            s.expect(b':')?;
-            s.ws();
-            member(key, &mut s)?;
-            s.ws();
-            if s.eat(b',') {
-                continue;
-            }
-            s.expect(b'}')?;
-            break;
-        }
-    }
-    s.ws();
-    s.at_end()
+    s.at_end()?;
+    Some(t)
 }
 
 /// Calls `item(raw value)` for each element of the JSON array that is the
@@ -138,6 +128,52 @@ impl<'a> Skim<'a> {
         let v0 = self.i;
         self.object(member)?;
         Some(&self.text[v0..self.i])
+    }
+
+    /// Reads the object at the skim member by member: `member(key, skim)`
+    /// with the skim at the value, which it must skip (see
+    /// [`object_with`]).
+    pub fn members(
+        &mut self,
+        mut member: impl FnMut(&'a str, &mut Skim<'a>) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(b'{')?;
+        self.ws();
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            self.ws();
+            let key = self.key()?;
+            self.ws();
+            self.expect(b':')?;
+            self.ws();
+            member(key, self)?;
+            self.ws();
+            if self.eat(b',') {
+                continue;
+            }
+            return self.expect(b'}');
+        }
+    }
+
+    /// Reads the array at the skim element by element: `item(skim)` with
+    /// the skim at the element, which it must skip.
+    pub fn items(&mut self, mut item: impl FnMut(&mut Skim<'a>) -> Option<()>) -> Option<()> {
+        self.expect(b'[')?;
+        self.ws();
+        if self.eat(b']') {
+            return Some(());
+        }
+        loop {
+            self.ws();
+            item(self)?;
+            self.ws();
+            if self.eat(b',') {
+                continue;
+            }
+            return self.expect(b']');
+        }
     }
 
     /// A key without escapes, its text (`None` for an escaped one).
