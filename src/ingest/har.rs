@@ -1278,6 +1278,17 @@ fn leaf<'a, T: Deserialize<'a>>(sk: &mut Skim<'a>) -> Option<Loose<T>> {
     Some(Loose(serde_json::from_str::<T>(raw).ok()))
 }
 
+/// A text member as `Loose<Text>` reads it: a string decoded by the skim
+/// in the same pass (serde_json's decoding, tested in `record::scan`);
+/// any other value through [`leaf`].
+fn text<'a>(sk: &mut Skim<'a>) -> Option<Loose<Text<'a>>> {
+    if sk.peek() == Some(b'"') {
+        Some(Loose(Some(Text(sk.string_value()?))))
+    } else {
+        leaf(sk)
+    }
+}
+
 /// An array member of structs as `Loose<Vec<Loose<T>>>` reads it.
 fn skim_list<'a, T>(
     sk: &mut Skim<'a>,
@@ -1313,7 +1324,7 @@ impl<'a> Entry<'a> {
         ];
         skim_struct(sk, &fields, |e: &mut Entry<'a>, i, sk| {
             match i {
-                0 => e.started = leaf(sk)?,
+                0 => e.started = text(sk)?,
                 1 => e.time = leaf(sk)?,
                 2 => e.timings = Loose(Timings::skim(sk)?),
                 3 => e.request = Loose(Request::skim(sk)?),
@@ -1347,9 +1358,9 @@ impl<'a> Header<'a> {
     fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
         skim_struct(sk, &["name", "value"], |h: &mut Header<'a>, i, sk| {
             if i == 0 {
-                h.name = leaf(sk)?;
+                h.name = text(sk)?;
             } else {
-                h.value = leaf(sk)?;
+                h.value = text(sk)?;
             }
             Some(())
         })
@@ -1361,8 +1372,8 @@ impl<'a> Request<'a> {
         let fields = ["method", "url", "headers", "postData"];
         skim_struct(sk, &fields, |r: &mut Request<'a>, i, sk| {
             match i {
-                0 => r.method = leaf(sk)?,
-                1 => r.url = leaf(sk)?,
+                0 => r.method = text(sk)?,
+                1 => r.url = text(sk)?,
                 2 => r.headers = skim_list(sk, Header::skim)?,
                 _ => r.post_data = Loose(PostData::skim(sk)?),
             }
@@ -1375,9 +1386,9 @@ impl<'a> PostData<'a> {
     fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
         skim_struct(sk, &["text", "encoding"], |p: &mut PostData<'a>, i, sk| {
             if i == 0 {
-                p.text = leaf(sk)?;
+                p.text = text(sk)?;
             } else {
-                p.encoding = leaf(sk)?;
+                p.encoding = text(sk)?;
             }
             Some(())
         })
@@ -1403,9 +1414,9 @@ impl<'a> Content<'a> {
         let fields = ["mimeType", "text", "encoding"];
         skim_struct(sk, &fields, |c: &mut Content<'a>, i, sk| {
             match i {
-                0 => c.mime_type = leaf(sk)?,
-                1 => c.text = leaf(sk)?,
-                _ => c.encoding = leaf(sk)?,
+                0 => c.mime_type = text(sk)?,
+                1 => c.text = text(sk)?,
+                _ => c.encoding = text(sk)?,
             }
             Some(())
         })
@@ -1417,10 +1428,10 @@ impl<'a> WsMessage<'a> {
         let fields = ["type", "time", "opcode", "data"];
         skim_struct(sk, &fields, |m: &mut WsMessage<'a>, i, sk| {
             match i {
-                0 => m.kind = leaf(sk)?,
+                0 => m.kind = text(sk)?,
                 1 => m.time = leaf(sk)?,
                 2 => m.opcode = leaf(sk)?,
-                _ => m.data = leaf(sk)?,
+                _ => m.data = text(sk)?,
             }
             Some(())
         })

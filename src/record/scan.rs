@@ -19,6 +19,8 @@
 //! bytes, without the whitespace around them). Tests compare the two on
 //! every one-byte edit of a set of messages.
 
+use std::borrow::Cow;
+
 /// Deepest nesting the skim follows; deeper text goes to serde_json (whose
 /// own limit is 128).
 pub const MAX_DEPTH: u32 = 100;
@@ -344,6 +346,29 @@ impl<'a> Skim<'a> {
         (self.i > start).then_some(())
     }
 
+    /// The place of the next `"` or `\\` at or after `j` inside a string;
+    /// `None` at a control character (not allowed raw, RFC 8259 §7) or at
+    /// the end of the text.
+    fn next_stop(&self, mut j: usize) -> Option<usize> {
+        // Most runs are short (keys, names, text between escapes): a byte
+        // loop finds their end sooner than setting up a vector search.
+        let short_end = (j + 24).min(self.b.len());
+        while j < short_end && !STOP[self.b[j] as usize] {
+            j += 1;
+        }
+        if j == short_end {
+            let rel = memchr::memchr2(b'"', b'\\', &self.b[j..])?;
+            if has_control(&self.b[j..j + rel]) {
+                return None;
+            }
+            Some(j + rel)
+        } else if self.b[j] < 0x20 {
+            None
+        } else {
+            Some(j)
+        }
+    }
+
     /// A string at `i` (RFC 8259 §7); returns whether it has an escape.
     fn string(&mut self) -> Option<bool> {
         if *self.b.get(self.i)? != b'"' {
@@ -352,21 +377,7 @@ impl<'a> Skim<'a> {
         let mut j = self.i + 1;
         let mut escaped = false;
         loop {
-            // Most strings are short (keys, names): a byte loop finds their
-            // end sooner than setting up a vector search.
-            let short_end = (j + 24).min(self.b.len());
-            while j < short_end && !STOP[self.b[j] as usize] {
-                j += 1;
-            }
-            if j == short_end {
-                let rel = memchr::memchr2(b'"', b'\\', &self.b[j..])?;
-                if has_control(&self.b[j..j + rel]) {
-                    return None;
-                }
-                j += rel;
-            } else if self.b[j] < 0x20 {
-                return None;
-            }
+            j = self.next_stop(j)?;
             if self.b[j] == b'"' {
                 self.i = j + 1;
                 return Some(escaped);
@@ -375,14 +386,85 @@ impl<'a> Skim<'a> {
             match *self.b.get(j + 1)? {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
                 b'u' => {
-                    let hex = self.b.get(j + 2..j + 6)?;
-                    if !hex.iter().all(u8::is_ascii_hexdigit) {
-                        return None;
-                    }
+                    self.hex4(j + 2)?;
                     j += 6;
                 }
                 _ => return None,
             }
+        }
+    }
+
+    /// The four hex digits at `j`, as a number.
+    fn hex4(&self, j: usize) -> Option<u32> {
+        let hex = self.b.get(j..j + 4)?;
+        let mut v = 0;
+        for &h in hex {
+            v = v * 16 + (h as char).to_digit(16)?;
+        }
+        Some(v)
+    }
+
+    /// Skips the string at the skim and returns its value, unescaped
+    /// (borrowed when it has no escape), in one pass. `None` when it is no
+    /// valid string, or holds a lone surrogate escape (serde_json refuses
+    /// those; leave them to it).
+    pub fn string_value(&mut self) -> Option<Cow<'a, str>> {
+        if *self.b.get(self.i)? != b'"' {
+            return None;
+        }
+        let start = self.i + 1;
+        let mut seg = start;
+        let mut out: Option<String> = None;
+        let mut j = start;
+        loop {
+            j = self.next_stop(j)?;
+            if self.b[j] == b'"' {
+                self.i = j + 1;
+                return Some(match out {
+                    None => Cow::Borrowed(&self.text[start..j]),
+                    Some(mut o) => {
+                        o.push_str(&self.text[seg..j]);
+                        Cow::Owned(o)
+                    }
+                });
+            }
+            let o = out.get_or_insert_with(String::new);
+            o.push_str(&self.text[seg..j]);
+            let c = match *self.b.get(j + 1)? {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let hi = self.hex4(j + 2)?;
+                    j += 4;
+                    let cp = match hi {
+                        0xD800..=0xDBFF => {
+                            // A high surrogate must be followed by a low one.
+                            if self.b.get(j + 2..j + 4) != Some(b"\\u") {
+                                return None;
+                            }
+                            let lo = self.hex4(j + 4)?;
+                            if !(0xDC00..=0xDFFF).contains(&lo) {
+                                return None;
+                            }
+                            j += 6;
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        }
+                        0xDC00..=0xDFFF => return None,
+                        _ => hi,
+                    };
+                    char::from_u32(cp)?
+                }
+                _ => return None,
+            };
+            o.push(c);
+            j += 2;
+            seg = j;
         }
     }
 }
@@ -507,6 +589,53 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// `string_value` decodes exactly as serde_json does, or gives up.
+    #[test]
+    fn string_values_agree_with_serde_json() {
+        let seeds = [
+            r#""plain""#,
+            r#""a\"b\\c\/d\b\f\n\r\t""#,
+            r#""\u00e9\u0000\uffff \ud83d\ude00 end""#,
+            r#""{\"jsonrpc\":\"2.0\",\"id\":1}""#,
+            r#""\ud83d""#,
+            r#""\ude00x""#,
+            r#""\ud83d\u0041""#,
+        ];
+        let swaps = [b'"', b'\\', b'u', b'd', b'8', b'0', b'n', b'x', 0x01];
+        let mut n = 0;
+        for seed in seeds {
+            let b = seed.as_bytes();
+            let mut texts = vec![seed.to_string()];
+            for i in 0..b.len() {
+                let mut d = b.to_vec();
+                d.remove(i);
+                texts.extend(String::from_utf8(d).ok());
+                for &c in &swaps {
+                    let mut r = b.to_vec();
+                    r[i] = c;
+                    texts.extend(String::from_utf8(r).ok());
+                }
+            }
+            for t in &texts {
+                let fast = whole(t, |s| s.string_value());
+                let slow = serde_json::from_str::<Cow<str>>(t).ok();
+                if let Some(f) = &fast {
+                    assert_eq!(Some(f), slow.as_ref(), "{t:?}");
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 100, "{n}");
+        assert_eq!(
+            whole(seeds[2], |s| s.string_value()).unwrap(),
+            "é\u{0}\u{ffff} 😀 end"
+        );
+        // Lone surrogates: serde_json's turn.
+        for lone in &seeds[4..] {
+            assert_eq!(whole(lone, |s| s.string_value()), None);
+        }
     }
 
     #[test]

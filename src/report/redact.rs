@@ -24,7 +24,9 @@
 //! (finding details, session names, methods) before any renderer runs.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
+
+use foldhash::{HashMap, HashMapExt};
 
 use regex::{Captures, Regex};
 
@@ -275,23 +277,38 @@ fn redact_in_place(s: &mut String) {
 /// finding details, session names and methods (each only where it holds a
 /// credential; an `Mcp-Session-Id` is not one).
 pub fn analysis(a: &mut Analysis) {
-    let fix = |f: &mut crate::analyze::Finding| {
-        redact_in_place(&mut f.detail);
-        redact_in_place(&mut f.session);
-        if let Some(m) = &mut f.method {
-            redact_in_place(m);
+    // Session names and methods repeat across findings and requests: each
+    // distinct text is redacted once.
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut memo = |s: &mut String| {
+        if let Some(r) = names.get(s.as_str()) {
+            s.clone_from(r);
+        } else {
+            let before = s.clone();
+            redact_in_place(s);
+            names.insert(before, s.clone());
         }
     };
-    a.findings.iter_mut().for_each(fix);
+    let mut fix = |f: &mut crate::analyze::Finding| {
+        redact_in_place(&mut f.detail);
+        memo(&mut f.session);
+        if let Some(m) = &mut f.method {
+            memo(m);
+        }
+    };
+    a.findings.iter_mut().for_each(&mut fix);
+    let mut methods: HashMap<Arc<str>, Arc<str>> = HashMap::new();
     for s in &mut a.sessions {
         redact_in_place(&mut s.name);
-        s.findings.iter_mut().for_each(fix);
+        s.findings.iter_mut().for_each(&mut fix);
         for q in &mut s.requests {
             if let Some(m) = &mut q.method {
-                let mut text = m.to_string();
-                redact_in_place(&mut text);
-                if *text != **m {
-                    *m = text.into();
+                let r = methods.entry(m.clone()).or_insert_with(|| match redact(m) {
+                    Cow::Owned(t) => t.into(),
+                    Cow::Borrowed(_) => m.clone(),
+                });
+                if !Arc::ptr_eq(r, m) {
+                    *m = r.clone();
                 }
             }
         }
