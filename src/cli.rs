@@ -248,28 +248,35 @@ fn stream_lines(
     };
     let mut read_errors = Vec::new();
     let mut walked: Option<Vec<Parsed>> = None;
-    'read: loop {
+    // One round of blocks; a read error ends the file after the blocks
+    // read before it.
+    let read_round = |reader: &mut source::BlockReader| {
         let mut blocks = Vec::with_capacity(per_round);
         while blocks.len() < per_round {
             match reader.next_block(block_bytes.max(1), safe) {
                 Ok(Some(b)) => blocks.push(b),
                 Ok(None) => break,
-                Err(e) => {
-                    read_errors.push(e.to_string());
-                    fatal = true;
-                    if blocks.is_empty() {
-                        break 'read;
-                    }
-                    break;
-                }
+                Err(e) => return (blocks, Some(e.to_string())),
             }
+        }
+        (blocks, None)
+    };
+    let (mut blocks, mut read_error) = read_round(&mut reader);
+    // Three stages overlap: while round k + 1 is parsed in parallel, round
+    // k is walked and then round k + 2 is read.
+    loop {
+        if let Some(e) = read_error.take() {
+            read_errors.push(e);
+            fatal = true;
         }
         if blocks.is_empty() {
             break;
         }
         let round_bytes: u64 = blocks.iter().map(|b| b.text.len() as u64).sum();
         let previous = walked.take();
-        let (parsed, ()) = rayon::join(
+        let stop = fatal;
+        let reader = &mut reader;
+        let (parsed, (next, next_error)) = rayon::join(
             || {
                 blocks
                     .par_iter()
@@ -289,18 +296,21 @@ fn stream_lines(
                 if let Some(p) = previous {
                     walk(p);
                 }
+                if stop {
+                    (Vec::new(), None)
+                } else {
+                    read_round(reader)
+                }
             },
         );
-        for b in blocks {
+        for b in std::mem::replace(&mut blocks, next) {
             reader.recycle(b);
         }
+        read_error = next_error;
         let round_messages = parsed.iter().map(|p| messages_in(&p.records)).sum();
         read_bytes += round_bytes;
         progress.read(round_bytes, round_messages);
         walked = Some(parsed);
-        if fatal {
-            break;
-        }
     }
     if let Some(p) = walked.take() {
         walk(p);
