@@ -618,7 +618,7 @@ impl Walker<'_> {
             && self.out.revision.is_none()
             && m.method.as_deref() != Some("initialize")
         {
-            if let Some(v) = &m.offered {
+            if let Some(v) = m.offered() {
                 // 2026-07-28 states its revision in every request's `_meta`.
                 self.out.revision = Some(v.to_string());
             }
@@ -629,8 +629,8 @@ impl Walker<'_> {
                 self.progress(f, d, m);
             }
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
-                if let Some(valid) = m.cancel_id.as_ref().and_then(Id::valid) {
-                    let valid_id = m.cancel_id.as_ref().expect("valid above");
+                if let Some(valid) = m.cancel_id().and_then(Id::valid) {
+                    let valid_id = m.cancel_id().expect("valid above");
                     let lk = valid.loose();
                     let sp = &self.spaces[dir_index(d)];
                     let hit = sp.pending.get(&lk).and_then(|l| {
@@ -721,7 +721,7 @@ impl Walker<'_> {
             file: f.prov.file,
             ..Req::new(m.id.clone(), d)
         });
-        if let Some(tok) = &m.progress_token {
+        if let Some(tok) = m.progress_token() {
             self.progress_tokens.insert((d, tok.clone()), ri);
             self.out.progress.insert(
                 ri,
@@ -779,7 +779,7 @@ impl Walker<'_> {
     /// Links a `notifications/progress` to the request whose
     /// `_meta.progressToken` it names (sent the other way).
     fn progress(&mut self, f: &Frame, d: Direction, m: &Message) {
-        let Some(tok) = &m.progress_token else {
+        let Some(tok) = m.progress_token() else {
             self.out.unlinked_progress += 1;
             return;
         };
@@ -1051,7 +1051,7 @@ impl Walker<'_> {
             }
         }
         if d == Direction::S2c && self.out.server.is_none() {
-            if let (Some(v), Some((n, ver))) = (&m.negotiated, &m.server_info) {
+            if let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info()) {
                 self.out.revision = Some(v.to_string());
                 self.out.server = Some((n.to_string(), ver.to_string()));
             }

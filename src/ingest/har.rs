@@ -2214,7 +2214,7 @@ mod tests {
             (Some(Direction::S2c), Some(z + 12_500))
         );
         assert!(
-            matches!(&f[1].payload, Payload::Single(m) if m.negotiated.as_deref() == Some("2025-03-26"))
+            matches!(&f[1].payload, Payload::Single(m) if m.negotiated() == Some("2025-03-26"))
         );
         let h = f[0].http.as_ref().unwrap();
         assert_eq!(

@@ -956,7 +956,7 @@ mod tests {
         let (m, _) = single(read_body(
             "{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'x' } }",
         ));
-        assert_eq!(m.cancel_id, Some(Id::Int(7)));
+        assert_eq!(m.cancel_id(), Some(&Id::Int(7)));
         match read_body("[ { jsonrpc: '2.0', id: 1, result: {} }, 3 ]") {
             Body::Read(Payload::Batch(ms)) => assert!(matches!(
                 ms.as_slice(),

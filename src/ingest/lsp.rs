@@ -287,11 +287,7 @@ pub fn rebuilt(
         has_error: response && failed,
         error_code: if response { error_code } else { None },
         problems: Vec::new(),
-        cancel_id: None,
-        progress_token: None,
-        negotiated: None,
-        server_info: None,
-        offered: None,
+        extra: None,
         rebuilt: true,
     }
 }

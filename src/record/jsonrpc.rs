@@ -61,6 +61,18 @@ pub struct Message {
     pub error_code: Option<i64>,
     /// Envelope problems, in catalogue order.
     pub problems: Vec<Problem>,
+    /// Members few messages have, boxed so that a message stays small
+    /// (`None` when none is present).
+    pub extra: Option<Box<Extra>>,
+    /// Rebuilt from a log line that holds no body (LSP traces): envelope
+    /// checks do not apply (FORMATS.md §8.1 "Rebuilt messages").
+    pub rebuilt: bool,
+}
+
+/// Members few messages have (cancellations, progress tokens, the
+/// initialize handshake, a stated revision).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Extra {
     /// `params.requestId` of a `notifications/cancelled`.
     pub cancel_id: Option<Id>,
     /// `params._meta.progressToken` of a request, or `params.progressToken`
@@ -76,9 +88,34 @@ pub struct Message {
     /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of any
     /// other message (2026-07-28, FORMATS.md §2.6).
     pub offered: Option<Box<str>>,
-    /// Rebuilt from a log line that holds no body (LSP traces): envelope
-    /// checks do not apply (FORMATS.md §8.1 "Rebuilt messages").
-    pub rebuilt: bool,
+}
+
+impl Message {
+    /// `params.requestId` of a `notifications/cancelled`.
+    pub fn cancel_id(&self) -> Option<&Id> {
+        self.extra.as_ref()?.cancel_id.as_ref()
+    }
+
+    /// `params._meta.progressToken` of a request, or `params.progressToken`
+    /// of a `notifications/progress` (FORMATS.md §3.5).
+    pub fn progress_token(&self) -> Option<&Id> {
+        self.extra.as_ref()?.progress_token.as_ref()
+    }
+
+    /// `result.protocolVersion` of an initialize result.
+    pub fn negotiated(&self) -> Option<&str> {
+        self.extra.as_ref()?.negotiated.as_deref()
+    }
+
+    /// `result.serverInfo` `(name, version)` of an initialize result.
+    pub fn server_info(&self) -> Option<&(Box<str>, Box<str>)> {
+        self.extra.as_ref()?.server_info.as_ref()
+    }
+
+    /// The revision the requester states (see [`Extra::offered`]).
+    pub fn offered(&self) -> Option<&str> {
+        self.extra.as_ref()?.offered.as_deref()
+    }
 }
 
 /// A batch member: a message, or something that is not an object.
@@ -242,13 +279,10 @@ impl<'a> MessageMembers<'a> {
             has_error: self.error.is_some(),
             error_code: None,
             problems: Vec::new(),
-            cancel_id: None,
-            progress_token: None,
-            negotiated: None,
-            server_info: None,
-            offered: None,
+            extra: None,
             rebuilt: false,
         };
+        let mut extra = Extra::default();
         if self.method.is_some() {
             msg.kind = if self.id.is_some() {
                 Kind::Request
@@ -268,11 +302,11 @@ impl<'a> MessageMembers<'a> {
             if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
                 let fields = params_fields(p);
                 match msg.method.as_deref() {
-                    Some("notifications/cancelled") => msg.cancel_id = fields.request_id,
-                    Some("initialize") => msg.offered = fields.protocol_version,
-                    _ => msg.offered = fields.meta_protocol_version,
+                    Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
+                    Some("initialize") => extra.offered = fields.protocol_version,
+                    _ => extra.offered = fields.meta_protocol_version,
                 }
-                msg.progress_token = match msg.method.as_deref() {
+                extra.progress_token = match msg.method.as_deref() {
                     Some("notifications/progress") => fields.notified_token,
                     _ => fields.progress_token,
                 };
@@ -301,13 +335,16 @@ impl<'a> MessageMembers<'a> {
                 {
                     let f = result_fields(r);
                     if f.server_info.is_some() {
-                        msg.negotiated = f.protocol_version;
-                        msg.server_info = f.server_info;
+                        extra.negotiated = f.protocol_version;
+                        extra.server_info = f.server_info;
                     }
                 }
             }
         }
         msg.problems = problems;
+        if extra != Extra::default() {
+            msg.extra = Some(Box::new(extra));
+        }
         msg
     }
 }
@@ -556,24 +593,24 @@ mod tests {
         let c = single(
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"t"}}"#,
         );
-        assert_eq!(c.cancel_id, Some(Id::Str("a-1".into())));
+        assert_eq!(c.cancel_id(), Some(&Id::Str("a-1".into())));
         let i = single(
             r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
         );
-        assert_eq!(i.negotiated.as_deref(), Some("2025-03-26"));
-        assert_eq!(i.server_info, Some(("s".into(), "1".into())));
+        assert_eq!(i.negotiated(), Some("2025-03-26"));
+        assert_eq!(i.server_info(), Some(&("s".into(), "1".into())));
         let p = single(
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"_meta":{"progressToken":"tok"}}}"#,
         );
-        assert_eq!(p.progress_token, Some(Id::Str("tok".into())));
+        assert_eq!(p.progress_token(), Some(&Id::Str("tok".into())));
         let n = single(
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#,
         );
-        assert_eq!(n.progress_token, Some(Id::Int(7)));
+        assert_eq!(n.progress_token(), Some(&Id::Int(7)));
         let m = single(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
         );
-        assert_eq!(m.offered.as_deref(), Some("2026-07-28"));
+        assert_eq!(m.offered(), Some("2026-07-28"));
         assert_eq!(
             first_value_len(r#"{"a":1} { metadata: undefined }"#),
             Some(7)

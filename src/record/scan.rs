@@ -386,7 +386,7 @@ impl<'a> Skim<'a> {
             match *self.b.get(j + 1)? {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
                 b'u' => {
-                    self.hex4(j + 2)?;
+                    hex4(self.b, j + 2)?;
                     j += 6;
                 }
                 _ => return None,
@@ -394,79 +394,74 @@ impl<'a> Skim<'a> {
         }
     }
 
-    /// The four hex digits at `j`, as a number.
-    fn hex4(&self, j: usize) -> Option<u32> {
-        let hex = self.b.get(j..j + 4)?;
-        let mut v = 0;
-        for &h in hex {
-            v = v * 16 + (h as char).to_digit(16)?;
-        }
-        Some(v)
-    }
-
     /// Skips the string at the skim and returns its value, unescaped
-    /// (borrowed when it has no escape), in one pass. `None` when it is no
-    /// valid string, or holds a lone surrogate escape (serde_json refuses
-    /// those; leave them to it).
+    /// (borrowed when it has no escape). `None` when it is no valid string,
+    /// or holds a lone surrogate escape (serde_json refuses those; leave
+    /// them to it). An escaped string is first skimmed to its end, so that
+    /// its value is built in one allocation of the right size.
     pub fn string_value(&mut self) -> Option<Cow<'a, str>> {
-        if *self.b.get(self.i)? != b'"' {
-            return None;
-        }
         let start = self.i + 1;
-        let mut seg = start;
-        let mut out: Option<String> = None;
-        let mut j = start;
-        loop {
-            j = self.next_stop(j)?;
-            if self.b[j] == b'"' {
-                self.i = j + 1;
-                return Some(match out {
-                    None => Cow::Borrowed(&self.text[start..j]),
-                    Some(mut o) => {
-                        o.push_str(&self.text[seg..j]);
-                        Cow::Owned(o)
-                    }
-                });
-            }
-            let o = out.get_or_insert_with(String::new);
-            o.push_str(&self.text[seg..j]);
-            let c = match *self.b.get(j + 1)? {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => {
-                    let hi = self.hex4(j + 2)?;
-                    j += 4;
-                    let cp = match hi {
-                        0xD800..=0xDBFF => {
-                            // A high surrogate must be followed by a low one.
-                            if self.b.get(j + 2..j + 4) != Some(b"\\u") {
-                                return None;
-                            }
-                            let lo = self.hex4(j + 4)?;
-                            if !(0xDC00..=0xDFFF).contains(&lo) {
-                                return None;
-                            }
-                            j += 6;
-                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                        }
-                        0xDC00..=0xDFFF => return None,
-                        _ => hi,
-                    };
-                    char::from_u32(cp)?
-                }
-                _ => return None,
-            };
-            o.push(c);
-            j += 2;
-            seg = j;
+        if !self.string()? {
+            return Some(Cow::Borrowed(&self.text[start..self.i - 1]));
         }
+        unescape(&self.text[start..self.i - 1]).map(Cow::Owned)
     }
+}
+
+/// The value of the inside of a valid JSON string that has escapes
+/// (RFC 8259 §7); `None` for a lone surrogate.
+fn unescape(raw: &str) -> Option<String> {
+    let b = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut seg = 0;
+    while let Some(rel) = memchr::memchr(b'\\', &b[seg..]) {
+        let j = seg + rel;
+        out.push_str(&raw[seg..j]);
+        let (c, used) = match b[j + 1] {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            _ => {
+                // `\uXXXX`, already checked to be four hex digits.
+                let hi = hex4(b, j + 2)?;
+                match hi {
+                    0xD800..=0xDBFF => {
+                        // A high surrogate must be followed by a low one.
+                        if b.get(j + 6..j + 8) != Some(b"\\u") {
+                            return None;
+                        }
+                        let lo = hex4(b, j + 8)?;
+                        if !(0xDC00..=0xDFFF).contains(&lo) {
+                            return None;
+                        }
+                        let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                        (char::from_u32(cp)?, 12)
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => (char::from_u32(hi)?, 6),
+                }
+            }
+        };
+        out.push(c);
+        seg = j + used;
+    }
+    out.push_str(&raw[seg..]);
+    Some(out)
+}
+
+/// The four hex digits at `j` of `b`, as a number.
+fn hex4(b: &[u8], j: usize) -> Option<u32> {
+    let hex = b.get(j..j + 4)?;
+    let mut v = 0;
+    for &h in hex {
+        v = v * 16 + (h as char).to_digit(16)?;
+    }
+    Some(v)
 }
 
 /// Bytes that end a run of plain string text: `"`, `\\` and the control
