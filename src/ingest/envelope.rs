@@ -101,8 +101,8 @@ pub fn read(line: &str) -> Option<Envelope<'_>> {
     let skimmed = scan::object_with(t, |k, skim| {
         match NAMES.iter().position(|n| *n == k) {
             Some(i @ 0..=2) if skim.peek() == Some(b'{') => {
-                let mut m = MessageMembers::default();
-                s.0[i] = Some(skim.object_raw(|k, v| m.take(k, v))?);
+                let (raw, m) = MessageMembers::read(skim)?;
+                s.0[i] = Some(raw);
                 members[i] = Some(m);
             }
             Some(i) => {

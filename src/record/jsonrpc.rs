@@ -210,8 +210,7 @@ fn scalar_name(t: &str) -> &'static str {
 /// skim ([`scan`]), or by serde_json when the skim is not sure (its error
 /// text is the one reported).
 pub fn parse_message(text: &str) -> Result<Message, PayloadError> {
-    let mut m = MessageMembers::default();
-    if scan::object_members(text, |k, v| m.take(k, v)).is_some() {
+    if let Some((_, m)) = scan::whole(text, MessageMembers::read) {
         return Ok(m.into_message());
     }
     let mut de = serde_json::Deserializer::from_str(text);
@@ -231,12 +230,45 @@ pub struct MessageMembers<'a> {
     params: Option<&'a str>,
     result: Option<&'a str>,
     error: Option<&'a str>,
+    /// The [`PARAMS`] members of `params`, when read in the same pass.
+    params_members: Option<[Option<&'a str>; 4]>,
 }
 
+/// The `params` members the rules read (see [`params_fields`]).
+const PARAMS: [&str; 4] = ["requestId", "_meta", "protocolVersion", "progressToken"];
+
 impl<'a> MessageMembers<'a> {
+    /// Reads the message object at `sk` in one pass (the members of
+    /// `params` too); its raw text and members. `None` as
+    /// [`scan::object_members`] (the caller then asks serde_json).
+    pub fn read(sk: &mut scan::Skim<'a>) -> Option<(&'a str, Self)> {
+        let mut m = MessageMembers::default();
+        let start = sk.mark();
+        sk.members(|k, sk| {
+            if k == "params" && sk.peek() == Some(b'{') {
+                let mut f = [None; 4];
+                let raw = sk.object_raw(|k, v| {
+                    if let Some(i) = PARAMS.iter().position(|n| *n == k) {
+                        f[i] = Some(v);
+                    }
+                })?;
+                m.params = Some(raw);
+                m.params_members = Some(f);
+            } else {
+                let raw = sk.value_raw()?;
+                m.take(k, raw);
+            }
+            Some(())
+        })?;
+        Some((sk.since(start), m))
+    }
+
     /// Keeps member `key` if the rules use it; a repeated member: the last
     /// one wins, as in `JSON.parse`.
     pub fn take(&mut self, key: &str, raw: &'a str) {
+        if key == "params" {
+            self.params_members = None;
+        }
         let slot = match key {
             "jsonrpc" => &mut self.jsonrpc,
             "id" => &mut self.id,
@@ -300,7 +332,10 @@ impl<'a> MessageMembers<'a> {
             }
             msg.method = method;
             if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
-                let fields = params_fields(p);
+                let fields = params_fields(
+                    self.params_members
+                        .unwrap_or_else(|| members_of(p, &PARAMS)),
+                );
                 match msg.method.as_deref() {
                     Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
                     Some("initialize") => extra.offered = fields.protocol_version,
@@ -407,6 +442,24 @@ fn error_shape(raw: &str) -> (bool, Option<i64>) {
     (code.is_some() && message_ok, code)
 }
 
+/// [`object_members`] for `N` names, without allocating.
+fn members_of<'a, const N: usize>(raw: &'a str, names: &[&str; N]) -> [Option<&'a str>; N] {
+    let mut out = [None; N];
+    let skimmed = scan::object_members(raw, |k, v| {
+        if let Some(i) = names.iter().position(|n| *n == k) {
+            out[i] = Some(v);
+        }
+    });
+    if skimmed.is_some() {
+        return out;
+    }
+    let v = object_members_serde(raw, names);
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = x;
+    }
+    out
+}
+
 /// Raw values of the named members of one object text (missing → `None`;
 /// a repeated member: the last).
 fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>> {
@@ -459,11 +512,8 @@ struct ParamsFields {
 /// `_meta` key of the revision a 2026-07-28 request states (FORMATS.md §2.6).
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
-fn params_fields(raw: &str) -> ParamsFields {
-    let f = object_members(
-        raw,
-        &["requestId", "_meta", "protocolVersion", "progressToken"],
-    );
+/// The fields the rules read from the [`PARAMS`] members of `params`.
+fn params_fields(f: [Option<&str>; 4]) -> ParamsFields {
     let mut out = ParamsFields {
         request_id: f[0].map(Id::from_raw),
         ..Default::default()

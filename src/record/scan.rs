@@ -117,6 +117,16 @@ impl<'a> Skim<'a> {
         self.b.get(self.i).copied()
     }
 
+    /// The skim's place, for [`Skim::since`].
+    pub fn mark(&self) -> usize {
+        self.i
+    }
+
+    /// The text from `mark` to the skim's place.
+    pub fn since(&self, mark: usize) -> &'a str {
+        &self.text[mark..self.i]
+    }
+
     /// Skips one value; its raw text.
     pub fn value_raw(&mut self) -> Option<&'a str> {
         let v0 = self.i;
