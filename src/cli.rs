@@ -511,15 +511,17 @@ fn stream_har(path: &Path, file_index: u32, format: FormatArg) -> Option<Loaded>
         }
     }
     let mut har = ingest::har::HarStream::new(file_index, &display);
-    har.push(&first);
-    drop(first);
+    // The next chunk is read while the entries of this one are parsed.
+    let mut chunk = first;
+    let mut spare = Vec::new();
     loop {
-        match src.next_chunk() {
-            Ok(Some(chunk)) => har.push(chunk),
-            Ok(None) => break,
+        match har.push_then(&chunk, || src.next_chunk_into(&mut spare)) {
+            Ok(true) => std::mem::swap(&mut chunk, &mut spare),
+            Ok(false) => break,
             Err(e) => return Some(unreadable(display, path, e)),
         }
     }
+    drop((chunk, spare));
     let parsed = har.finish();
     let mut warnings: Vec<String> = src
         .warnings

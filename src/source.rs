@@ -1191,6 +1191,25 @@ impl TextChunks {
         Some(&text.as_bytes()[start..end])
     }
 
+    /// [`TextChunks::next_chunk`] into `into` (its old buffer is reused
+    /// for the next chunk): `false` at the end.
+    pub fn next_chunk_into(&mut self, into: &mut Vec<u8>) -> Result<bool, SourceError> {
+        let whole = matches!(self.src, ChunkSource::Whole { .. });
+        let got = self
+            .next_chunk()?
+            .map(|c| {
+                if whole {
+                    into.clear();
+                    into.extend_from_slice(c);
+                }
+            })
+            .is_some();
+        if got && !whole {
+            std::mem::swap(&mut self.out, into);
+        }
+        Ok(got)
+    }
+
     /// The next chunk of text (UTF-8), `None` at the end.
     pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, SourceError> {
         if matches!(self.src, ChunkSource::Whole { .. }) {

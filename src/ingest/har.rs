@@ -120,18 +120,29 @@ impl HarStream {
     /// inside a character or token). Reads the entries of the previous push
     /// in parallel with splitting this one.
     pub fn push(&mut self, chunk: &[u8]) {
+        self.push_then(chunk, || ());
+    }
+
+    /// [`HarStream::push`], then `then()` on the thread that split the
+    /// chunk, while the entries are still being read (a caller reads its
+    /// next chunk there); `then`'s result.
+    pub fn push_then<R: Send>(&mut self, chunk: &[u8], then: impl FnOnce() -> R + Send) -> R {
         if self.stop.is_some() {
-            return;
+            return then();
         }
         let batch = std::mem::take(&mut self.ready);
         let mut next = Batch::default();
         let (file, name, splitter) = (self.file, self.name.as_str(), &mut self.splitter);
-        let (outs, ()) = rayon::join(
+        let (outs, r) = rayon::join(
             || read_batch(file, name, &batch),
-            || splitter.push(chunk, &mut next),
+            || {
+                splitter.push(chunk, &mut next);
+                then()
+            },
         );
         self.ready = next;
         self.merge(outs);
+        r
     }
 
     /// Whether nothing more can change the result (a document error was
