@@ -7,6 +7,8 @@
 //! the rows of table 8.2 tried in row order on each non-blank line from the
 //! top, skipping lines no row claims; the first claimed line decides.
 
+use std::sync::Arc;
+
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1, take_while_m_n};
 use nom::character::complete::{char, digit1, one_of};
@@ -409,6 +411,9 @@ pub(crate) struct Sink<'a> {
     error_prefix: String,
     /// Lines whose timestamp could not be read (the first is reported).
     bad_ts: u64,
+    /// The last session key given out: consecutive frames of one session
+    /// share it (no allocation per frame).
+    last_key: Option<Arc<str>>,
 }
 
 impl<'a> Sink<'a> {
@@ -423,6 +428,7 @@ impl<'a> Sink<'a> {
             },
             error_prefix: String::new(),
             bad_ts: 0,
+            last_key: None,
         }
     }
 
@@ -465,8 +471,16 @@ impl<'a> Sink<'a> {
         stated_latency: Option<Micros>,
     ) {
         let prov = self.prov(at.line, part);
+        let key = match &self.last_key {
+            Some(k) if **k == *at.key => k.clone(),
+            _ => {
+                let k: Arc<str> = at.key.into();
+                self.last_key = Some(k.clone());
+                k
+            }
+        };
         self.parsed.records.push(Record::Frame(Frame {
-            key: at.key.into(),
+            key,
             split: at.split,
             direction: at.direction,
             ts: at.ts,

@@ -1660,10 +1660,10 @@ impl Sink<'_> {
             .or_else(|| header(&resp.headers, "mcp-session-id"));
         let mut legacy =
             header_key.is_none() && query_param(url, &["sessionId", "session_id"]).is_some();
-        let mut key: Box<str> = header_key
+        let mut key: std::sync::Arc<str> = header_key
             .or_else(|| query_param(url, &["sessionId", "session_id"]))
-            .map(Box::from)
-            .or_else(|| origin(url).map(Box::from))
+            .map(std::sync::Arc::from)
+            .or_else(|| origin(url).map(std::sync::Arc::from))
             .unwrap_or_else(|| self.name.into());
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
 

@@ -245,7 +245,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         ..Default::default()
     };
     let mut parser = SseParser::default();
-    let mut key: Box<str> = input.name.into();
+    let mut key: std::sync::Arc<str> = input.name.into();
     let mut in_headers = false;
     let mut event_no = 0u64;
     for mut line in sse_lines(input.text) {

@@ -215,7 +215,12 @@ mod tests {
         assert_eq!(split("supergateway x"), None);
     }
 
-    type Got = (u64, Box<str>, Option<Direction>, Option<(Kind, Id, bool)>);
+    type Got = (
+        u64,
+        std::sync::Arc<str>,
+        Option<Direction>,
+        Option<(Kind, Id, bool)>,
+    );
 
     fn got(p: &Parsed) -> Vec<Got> {
         p.records

@@ -61,7 +61,7 @@ impl Splitter {
     pub fn push(&mut self, rec: Record) -> Option<(usize, Frame)> {
         match rec {
             Record::ProcessStart { key, .. } => {
-                let st = self.keys.entry(key.clone()).or_default();
+                let st = self.keys.entry((*key).into()).or_default();
                 st.seen_start = true;
                 if st.current.is_some() && st.has_traffic {
                     Self::open(&mut self.names, st, &key);
@@ -70,10 +70,10 @@ impl Splitter {
             }
             Record::Frame(frame) => {
                 // Look the key up before cloning it: a clone only for a new key.
-                if !self.keys.contains_key(&frame.key) {
-                    self.keys.insert(frame.key.clone(), KeyState::default());
+                if !self.keys.contains_key(&*frame.key) {
+                    self.keys.insert((*frame.key).into(), KeyState::default());
                 }
-                let st = self.keys.get_mut(&frame.key)?;
+                let st = self.keys.get_mut(&*frame.key)?;
                 let init = is_initialize_request(&frame);
                 if st.current.is_none()
                     || (frame.split == Split::ByStart

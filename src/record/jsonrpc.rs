@@ -190,6 +190,15 @@ pub fn parse_payload(text: &str) -> Result<Payload, PayloadError> {
 /// leading whitespace), for host logs that write text after the JSON
 /// (FORMATS.md §8.1 "Payload"). `None` when no value parses there.
 pub fn first_value_len(text: &str) -> Option<usize> {
+    // An object or array ends by itself: the skim finds its end, or
+    // serde_json decides when the skim is not sure.
+    let lead = text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len();
+    if matches!(text.as_bytes().get(lead), Some(b'{' | b'[')) {
+        let mut sk = scan::Skim::new(&text[lead..]);
+        if sk.value_raw().is_some() {
+            return Some(lead + sk.mark());
+        }
+    }
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
     match stream.next() {
         Some(Ok(_)) => Some(stream.byte_offset()),

@@ -162,8 +162,9 @@ pub struct HttpContext {
 #[derive(Debug, Clone)]
 pub struct Frame {
     /// Session key (server name, envelope session, `Mcp-Session-Id`, or the
-    /// file); reconstruct turns keys into sessions.
-    pub key: Box<str>,
+    /// file); reconstruct turns keys into sessions. Shared between the
+    /// frames of one key where a parser can.
+    pub key: std::sync::Arc<str>,
     /// How the key splits into sessions.
     pub split: Split,
     /// Direction; `None` only for a non-JSON NDJSON line whose direction
@@ -221,7 +222,7 @@ pub enum Record {
     /// `key` if its current session already carried traffic (FORMATS.md §8.1).
     ProcessStart {
         /// Session key the line belongs to.
-        key: Box<str>,
+        key: std::sync::Arc<str>,
         /// Where.
         prov: Provenance,
     },

@@ -197,7 +197,8 @@ impl<'a> Skim<'a> {
         Some(&self.text[k0 + 1..self.i - 1])
     }
 
-    fn new(text: &'a str) -> Self {
+    /// A skim at the start of `text`.
+    pub fn new(text: &'a str) -> Self {
         Skim {
             text,
             b: text.as_bytes(),
