@@ -872,19 +872,17 @@ fn shard_arg(args: &AnalyzeArgs) -> Result<Option<Shard>> {
         ),
     };
     let empty = analyze::Analysis::default();
-    let tables = Report::new(&[], &empty)
-        .tables()
-        .context("building the tables")?;
-    let columns: Vec<(&'static str, String)> = tables
-        .named()
-        .iter()
-        .flat_map(|(stem, df)| {
+    let report = Report::new(&[], &empty);
+    let tables = report.tables().context("building the tables")?;
+    let mut columns: Vec<(&'static str, String)> = Vec::new();
+    for stem in analyze::frame::TABLES {
+        let df = tables.whole(stem).context("building the tables")?;
+        columns.extend(
             df.get_column_names()
                 .into_iter()
-                .map(|c| (*stem, c.to_string()))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+                .map(|c| (stem, c.to_string())),
+        );
+    }
     Ok(Some(Shard::parse(text, &columns)?))
 }
 
@@ -897,7 +895,7 @@ fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
         bail!("--shard-dir {}: not a directory", root.display());
     }
     let tables = rep.tables().context("building the tables")?;
-    for (stem, df) in tables.named() {
+    for stem in analyze::frame::TABLES {
         let dir = root.join(shard.folder(stem));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let part = dir.join(report::shard::PART_FILE);
@@ -908,7 +906,7 @@ fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
         ));
         let write = || -> Result<()> {
             let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            report::parquet::write(df, &mut w)?;
+            report::parquet::write(tables.frames(stem)?, &mut w)?;
             w.flush()?;
             std::fs::rename(&tmp, &part)?;
             Ok(())
@@ -1046,9 +1044,14 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     report::csv::pairs(&tables, create("pairs.csv")?).context("writing pairs.csv")?;
     report::csv::batches(&tables, create("batches.csv")?).context("writing batches.csv")?;
     report::csv::latency(&tables, create("latency.csv")?).context("writing latency.csv")?;
-    for (stem, df) in tables.named() {
+    for stem in analyze::frame::TABLES {
         let name = format!("{stem}.parquet");
-        report::parquet::write(df, create(&name)?).with_context(|| format!("writing {name}"))?;
+        let mut w = create(&name)?;
+        tables
+            .frames(stem)
+            .and_then(|frames| report::parquet::write(frames, &mut w))
+            .with_context(|| format!("writing {name}"))?;
+        w.flush().with_context(|| format!("writing {name}"))?;
     }
     // The tables are written: free them before the page is built (issue 5:
     // peak memory is the larger of the two, not their sum).
