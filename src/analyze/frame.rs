@@ -177,10 +177,8 @@ pub fn build<'a>(
     summaries: &[SessionSummary],
     names: &'a dyn Names,
 ) -> PolarsResult<Tables<'a>> {
-    let samples = latency_samples(a, names)?;
-    let batches = batches(a, names, &samples)?;
-    let latency = latency(&samples)?;
-    drop(samples);
+    let batches = batches(a, names)?;
+    let latency = latency(a, names)?;
     let sessions = sessions(summaries, names)?;
     // A frame starts every CHUNK_ROWS requests (one empty frame for none).
     let mut pair_starts = vec![(0, 0, 0)];
@@ -341,55 +339,79 @@ fn pairs(
     )
 }
 
+/// What latency samples are grouped by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// Every sample in one group (`all`, a constant column).
+    All,
+    /// The request's method (null when it has none).
+    Method,
+    /// The session's server name (null when unknown).
+    Server,
+    /// The request's batch size, 0 outside batches.
+    BatchSize,
+    /// The 1-based number of the request's batch; members only.
+    Batch,
+}
+
+impl Key {
+    fn column(self) -> &'static str {
+        match self {
+            Key::All => "all",
+            Key::Method => "method",
+            Key::Server => "server",
+            Key::BatchSize => "batch_size",
+            Key::Batch => "batch",
+        }
+    }
+}
+
 /// The latencies rule 10 counts (paired, not cancelled, both times known),
-/// one row each in request order, with what the aggregations group by:
-/// `method`, `server`, `batch_size` (0 outside batches), `batch` (its
-/// 1-based number), `all` (constant), and `latency_us`.
-fn latency_samples(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let live = |q: &&crate::analyze::Req| q.latency.is_some() && !q.cancelled;
+/// one row each in request order: the `key` column and `latency_us`. Two
+/// columns only, one key at a time: this is what the aggregations hold.
+fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<DataFrame> {
+    let live = |q: &&crate::analyze::Req| {
+        q.latency.is_some() && !q.cancelled && (key != Key::Batch || q.batch.is_some())
+    };
     let n: usize = a
         .sessions
         .iter()
         .map(|s| s.requests.iter().filter(live).count())
         .sum();
-    let text = |name: &str| StringChunkedBuilder::new(name.into(), n);
-    let mut method = text("method");
-    let mut server = text("server");
-    let mut batch = Vec::with_capacity(n);
-    let mut batch_size = Vec::with_capacity(n);
-    let mut latency_us = Vec::with_capacity(n);
+    let mut text = StringChunkedBuilder::new(key.column().into(), n);
+    let mut ints = PrimitiveChunkedBuilder::<Int64Type>::new(key.column().into(), n);
+    let mut latency_us = PrimitiveChunkedBuilder::<Int64Type>::new("latency_us".into(), n);
     let mut batch_base = 0usize;
     for s in &a.sessions {
         let srv = s.server.as_ref().map(|(n, _)| names.text(n));
         for q in s.requests.iter().filter(live) {
-            method.append_option(q.method.as_deref().map(|m| names.text(m)));
-            server.append_option(srv.as_deref());
-            batch.push(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)));
-            batch_size.push(Some(
-                q.batch
-                    .and_then(|(b, _)| s.batches.get(b as usize))
-                    .map_or(0, |b| b.size as i64),
-            ));
-            latency_us.push(q.latency);
+            match key {
+                Key::All => {}
+                Key::Method => text.append_option(q.method.as_deref().map(|m| names.text(m))),
+                Key::Server => text.append_option(srv.as_deref()),
+                Key::BatchSize => ints.append_value(
+                    q.batch
+                        .and_then(|(b, _)| s.batches.get(b as usize))
+                        .map_or(0, |b| b.size as i64),
+                ),
+                Key::Batch => {
+                    ints.append_option(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)))
+                }
+            }
+            latency_us.append_option(q.latency);
         }
         batch_base += s.batches.len();
     }
-    let mut df = DataFrame::new(
-        n,
-        vec![
-            method.finish().into_column(),
-            int_col("batch", batch),
-            server.finish().into_column(),
-            int_col("batch_size", batch_size),
-            int_col("latency_us", latency_us),
-        ],
-    )?;
-    df.with_column(Column::new_scalar(
-        "all".into(),
-        Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
-        n,
-    ))?;
-    Ok(df)
+    let key_col = match key {
+        Key::All => Column::new_scalar(
+            "all".into(),
+            Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
+            n,
+        ),
+        Key::Method | Key::Server => text.finish().into_column(),
+        Key::BatchSize | Key::Batch => ints.finish().into_column(),
+    };
+    DataFrame::new(n, vec![key_col, latency_us.finish().into_column()])
 }
 
 /// µs (integer or float) → ms as Float64, as `analyze::latency` converts.
@@ -438,7 +460,7 @@ fn quantiles_by(samples: &DataFrame, key: &str) -> PolarsResult<DataFrame> {
 
 /// The latency table: one row per `dimension` (`all`, `method`, `server`,
 /// `batch_size`) and value; the other dimensions' columns are null.
-fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
+fn latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let dims = ["all", "method", "server", "batch_size"];
     let key_cols: [(&str, DataType); 3] = [
         ("method", DataType::String),
@@ -449,7 +471,13 @@ fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     for dimension in dims {
         // The `all` dimension groups by the samples' constant `all` column.
         let key = dimension;
-        let q = quantiles_by(samples, key)?;
+        let k = match dimension {
+            "all" => Key::All,
+            "method" => Key::Method,
+            "server" => Key::Server,
+            _ => Key::BatchSize,
+        };
+        let q = quantiles_by(&samples(a, names, k)?, key)?;
         let h = q.height();
         let mut cols = vec![Column::new_scalar(
             "dimension".into(),
@@ -481,8 +509,8 @@ fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
 
 /// Per batch: member latencies (count), their median and max (ms).
 #[allow(deprecated)] // eager GroupBy aggregations, see `quantiles_by`
-fn member_latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
-    let members = samples.filter(&samples.column("batch")?.is_not_null())?;
+fn member_latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
+    let members = samples(a, names, Key::Batch)?;
     let gb = members.group_by(["batch"])?;
     let g = gb.select(["latency_us"]);
     let counted = g.count()?;
@@ -503,7 +531,7 @@ fn member_latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     ])
 }
 
-fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult<DataFrame> {
+fn batches(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let n: usize = a.sessions.iter().map(|s| s.batches.len()).sum();
     let mut number = Vec::with_capacity(n);
     let mut session = Vec::with_capacity(n);
@@ -569,7 +597,7 @@ fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult
         ],
     )?;
     let mut joined = table
-        .left_join(&member_latency(samples)?, ["batch"], ["batch"])?
+        .left_join(&member_latency(a, names)?, ["batch"], ["batch"])?
         .sort(["batch"], SortMultipleOptions::default())?;
     // Completion against the median member: how long the batch held its
     // caller, in units of a typical member (null when either is unknown or 0).
