@@ -1000,15 +1000,15 @@ mod tests {
     fn pairs_and_csv_text() {
         let a = analysis();
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
-        let names: Vec<&str> = t
-            .pairs
+        let pairs = t.whole("pairs").unwrap();
+        let names: Vec<&str> = pairs
             .get_column_names()
             .into_iter()
             .map(|c| c.as_str())
             .collect();
         assert_eq!(names, PAIRS_COLUMNS.to_vec());
-        assert_eq!(t.pairs.height(), 16);
-        let text = csv_text(&t.pairs, &PAIRS_COLUMNS).unwrap();
+        assert_eq!(pairs.height(), 16);
+        let text = csv_text(&pairs, &PAIRS_COLUMNS).unwrap();
         let col = |c: &str, i: usize| {
             text.column(c)
                 .unwrap()
@@ -1027,6 +1027,50 @@ mod tests {
         assert_eq!(col("status", 13).as_deref(), Some("cancelled"));
         assert_eq!(col("status", 15).as_deref(), Some("missing"));
         assert_eq!(col("response_time", 15), None);
+    }
+
+    #[test]
+    fn pairs_frames_split_at_chunk_rows_across_sessions() {
+        // Sessions of C-1, 1, C+1 and 0 requests: frames of C, C and 1
+        // rows, the second starting exactly at the third session's first.
+        const C: usize = CHUNK_ROWS;
+        let mut a = Analysis::default();
+        let mut next = 0i64;
+        for (k, n) in [C - 1, 1, C + 1, 0].into_iter().enumerate() {
+            let mut s = SessionResult {
+                name: format!("s{k}"),
+                ..Default::default()
+            };
+            for i in 0..n {
+                let batch = (k == 2 && i == 0).then_some((0, 0));
+                s.requests.push(req(next, "ping", None, batch));
+                next += 1;
+            }
+            if k == 0 || k == 2 {
+                s.batches.push(batch(1, vec![0], 1_000_000, 1_000_000));
+            }
+            a.sessions.push(s);
+        }
+        let t = build(&a, &a.session_summaries(), &Plain).unwrap();
+        let frames: Vec<DataFrame> = t.frames("pairs").unwrap().map(Result::unwrap).collect();
+        let heights: Vec<usize> = frames.iter().map(DataFrame::height).collect();
+        assert_eq!(heights, vec![C, C, 1]);
+        let whole = t.whole("pairs").unwrap();
+        let ids: Vec<String> = whole
+            .column("id")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap().to_string())
+            .collect();
+        let want: Vec<String> = (0..next).map(|i| i.to_string()).collect();
+        assert_eq!(ids, want, "every request once, in order");
+        // The third session's first request is in the run's second batch.
+        let b = frames[1].column("batch").unwrap().i64().unwrap().clone();
+        assert_eq!((b.get(0), b.get(1)), (Some(2), None));
+        let s = frames[1].column("session").unwrap().str().unwrap().clone();
+        assert_eq!(s.get(0), Some("s2"));
     }
 
     #[test]
@@ -1057,8 +1101,10 @@ mod tests {
     fn empty_analysis_gives_empty_typed_tables() {
         let a = Analysis::default();
         let t = build(&a, &[], &Plain).unwrap();
-        for (name, df) in t.named() {
-            assert_eq!(df.height(), 0, "{name}");
+        for name in TABLES {
+            let frames: Vec<DataFrame> = t.frames(name).unwrap().map(Result::unwrap).collect();
+            assert_eq!(frames.len(), 1, "{name}: one empty frame");
+            assert_eq!(frames[0].height(), 0, "{name}");
         }
         assert_eq!(
             t.batches.column("median_member_ms").unwrap().dtype(),
