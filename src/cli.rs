@@ -1024,6 +1024,10 @@ fn write_per_input(
 }
 
 fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
+    // Between stages, what the last one freed goes back to the system, so
+    // the peak is the analysis plus the largest stage (issue 5), not the
+    // analysis plus every stage's leftovers.
+    crate::mem::give_back();
     if dir.exists() && !dir.is_dir() {
         bail!("--out {}: not a directory", dir.display());
     }
@@ -1040,10 +1044,12 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     w.write_all(b"\n")?;
     w.flush()?;
     let tables = rep.tables().context("building the tables")?;
+    crate::mem::give_back();
     report::csv::findings(&tables, create("findings.csv")?).context("writing findings.csv")?;
     report::csv::pairs(&tables, create("pairs.csv")?).context("writing pairs.csv")?;
     report::csv::batches(&tables, create("batches.csv")?).context("writing batches.csv")?;
     report::csv::latency(&tables, create("latency.csv")?).context("writing latency.csv")?;
+    crate::mem::give_back();
     for stem in analyze::frame::TABLES {
         let name = format!("{stem}.parquet");
         let mut w = create(&name)?;
@@ -1056,7 +1062,9 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     // The tables are written: free them before the page is built (issue 5:
     // peak memory is the larger of the two, not their sum).
     drop(tables);
-    let evidence = read_evidence(rep);
+    crate::mem::give_back();
+    let evidence = read_evidence(rep, redact);
+    crate::mem::give_back();
     let latency = analyze::histogram::by_method(rep.analysis);
     let extras = report::html::Extras {
         evidence: &evidence,
@@ -1068,12 +1076,14 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
 }
 
 /// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
-/// JSON is not kept in memory), one pass per file, files in parallel. A
-/// file that cannot be read again (moved, changed) only loses its
-/// evidence.
+/// JSON is not kept in memory), one pass per file, files in parallel, and
+/// keeps each excerpt as the page shows it (`html::show_excerpt`: the
+/// read window is dropped). A file that cannot be read again (moved,
+/// changed) only loses its evidence.
 fn read_evidence(
     rep: &Report<'_>,
-) -> std::collections::HashMap<report::html::EvidenceKey, source::Excerpt> {
+    redact: bool,
+) -> std::collections::HashMap<report::html::EvidenceKey, report::html::Shown> {
     let mut by_file: std::collections::BTreeMap<u32, Vec<(u64, u32)>> =
         std::collections::BTreeMap::new();
     for (file, off, len) in report::html::evidence_wanted(rep) {
@@ -1083,12 +1093,23 @@ fn read_evidence(
         .into_par_iter()
         .flat_map_iter(|(file, ranges)| {
             let path = PathBuf::from(rep.file_name(file));
+            let har = rep
+                .inputs
+                .get((file / 2) as usize)
+                .is_some_and(|i| i.format == "har");
             let got =
                 source::evidence(&path, &ranges, report::html::READ_WINDOW).unwrap_or_default();
             ranges
                 .into_iter()
                 .zip(got)
-                .filter_map(move |((off, len), e)| e.map(|e| ((file, off, len), e)))
+                .filter_map(move |((off, len), e)| {
+                    e.map(|e| {
+                        (
+                            (file, off, len),
+                            report::html::show_excerpt(&e, har, redact),
+                        )
+                    })
+                })
                 .collect::<Vec<_>>()
         })
         .collect()

@@ -56,12 +56,19 @@ pub const MAX_BATCHES: usize = 5_000;
 /// An evidence range: file id, byte offset, length.
 pub type EvidenceKey = (u32, u64, u32);
 
+/// An evidence excerpt as the page shows it ([`show_excerpt`]): the text
+/// (at most [`EXCERPT_MAX`] bytes of the range, then a note when cut) and
+/// whether it was cut.
+pub type Shown = (String, bool);
+
 /// What the page shows besides the [`Report`]: the re-read evidence
-/// (raw, not yet redacted) and the latency distributions.
+/// (already shown: condensed, redacted, cut) and the latency
+/// distributions.
 pub struct Extras<'a> {
     /// Excerpts by range (those [`evidence_wanted`] asked for and the CLI
-    /// could read).
-    pub evidence: &'a HashMap<EvidenceKey, Excerpt>,
+    /// could read), each passed through [`show_excerpt`] as it was read,
+    /// so the read windows ([`READ_WINDOW`]) are not held.
+    pub evidence: &'a HashMap<EvidenceKey, Shown>,
     /// Per-method latency distributions ([`histogram::by_method`]).
     pub latency: &'a [MethodLatency],
     /// Redact secrets in the evidence (on unless `--no-redact`).
@@ -175,8 +182,9 @@ fn condense_har(raw: &str) -> Option<String> {
     Some(o)
 }
 
-/// The shown text of one excerpt: condensed (HAR), redacted, cut.
-fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> (String, bool) {
+/// The shown text of one excerpt: condensed (`har`: a HAR entry),
+/// redacted (`redact_on`), cut at [`EXCERPT_MAX`] bytes, controls escaped.
+pub fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> Shown {
     let condensed = if har && !e.cut {
         condense_har(&e.text)
     } else {
@@ -334,16 +342,14 @@ fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
     let mut files = Table::default();
     let mut methods = Table::default();
     let mut ev_index: HashMap<EvidenceKey, usize> = HashMap::new();
-    let mut evidence: Vec<(String, bool)> = Vec::new();
+    let mut evidence: Vec<&Shown> = Vec::new();
     let findings = &a.findings[..a.findings.len().min(MAX_FINDINGS)];
     for f in findings {
         let key = (f.file, f.evidence.0, f.evidence.1);
         if !ev_index.contains_key(&key)
             && let Some(e) = x.evidence.get(&key)
         {
-            let input = (f.file / 2) as usize;
-            let har = r.inputs.get(input).is_some_and(|i| i.format == "har");
-            evidence.push(show_excerpt(e, har, x.redact));
+            evidence.push(e);
             ev_index.insert(key, evidence.len() - 1);
         }
         sessions.get(&clean(&f.session));
