@@ -369,7 +369,10 @@ impl Key {
 /// The latencies rule 10 counts (paired, not cancelled, both times known),
 /// one row each in request order: the `key` column and `latency_us`. Two
 /// columns only, one key at a time: this is what the aggregations hold.
-fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<DataFrame> {
+/// Methods and servers are grouped by a `UInt32` code, an index into the
+/// returned names (a string column would copy each long name per row);
+/// [`decode`] turns the codes of a result back into the names.
+fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<(DataFrame, Vec<String>)> {
     let live = |q: &&crate::analyze::Req| {
         q.latency.is_some() && !q.cancelled && (key != Key::Batch || q.batch.is_some())
     };
@@ -378,17 +381,31 @@ fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<DataFrame>
         .iter()
         .map(|s| s.requests.iter().filter(live).count())
         .sum();
-    let mut text = StringChunkedBuilder::new(key.column().into(), n);
+    let mut codes = PrimitiveChunkedBuilder::<UInt32Type>::new(key.column().into(), n);
+    let mut known: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut code = |s: &str| -> u32 {
+        if let Some(&c) = index.get(s) {
+            return c;
+        }
+        let c = u32::try_from(known.len()).unwrap_or(u32::MAX);
+        known.push(s.to_string());
+        index.insert(s.to_string(), c);
+        c
+    };
     let mut ints = PrimitiveChunkedBuilder::<Int64Type>::new(key.column().into(), n);
     let mut latency_us = PrimitiveChunkedBuilder::<Int64Type>::new("latency_us".into(), n);
     let mut batch_base = 0usize;
     for s in &a.sessions {
         let srv = s.server.as_ref().map(|(n, _)| names.text(n));
+        let srv_code = srv.as_deref().map(&mut code);
         for q in s.requests.iter().filter(live) {
             match key {
                 Key::All => {}
-                Key::Method => text.append_option(q.method.as_deref().map(|m| names.text(m))),
-                Key::Server => text.append_option(srv.as_deref()),
+                Key::Method => {
+                    codes.append_option(q.method.as_deref().map(|m| code(&names.text(m))))
+                }
+                Key::Server => codes.append_option(srv_code),
                 Key::BatchSize => ints.append_value(
                     q.batch
                         .and_then(|(b, _)| s.batches.get(b as usize))
@@ -408,10 +425,25 @@ fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<DataFrame>
             Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
             n,
         ),
-        Key::Method | Key::Server => text.finish().into_column(),
+        Key::Method | Key::Server => codes.finish().into_column(),
         Key::BatchSize | Key::Batch => ints.finish().into_column(),
     };
-    DataFrame::new(n, vec![key_col, latency_us.finish().into_column()])
+    let df = DataFrame::new(n, vec![key_col, latency_us.finish().into_column()])?;
+    Ok((df, known))
+}
+
+/// A result's `key` column of codes (see [`samples`]) as the names they
+/// stand for (null stays null), rows sorted by name, nulls last.
+fn decode(df: DataFrame, key: &str, known: &[String]) -> PolarsResult<DataFrame> {
+    let text: StringChunked = df
+        .column(key)?
+        .u32()?
+        .iter()
+        .map(|c| c.and_then(|c| known.get(c as usize)).map(String::as_str))
+        .collect();
+    let mut df = df;
+    df.with_column(text.with_name(key.into()).into_column())?;
+    df.sort([key], SortMultipleOptions::default().with_nulls_last(true))
 }
 
 /// µs (integer or float) → ms as Float64, as `analyze::latency` converts.
@@ -477,7 +509,12 @@ fn latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
             "server" => Key::Server,
             _ => Key::BatchSize,
         };
-        let q = quantiles_by(&samples(a, names, k)?, key)?;
+        let (samples, known) = samples(a, names, k)?;
+        let mut q = quantiles_by(&samples, key)?;
+        drop(samples);
+        if matches!(k, Key::Method | Key::Server) {
+            q = decode(q, key, &known)?;
+        }
         let h = q.height();
         let mut cols = vec![Column::new_scalar(
             "dimension".into(),
@@ -510,7 +547,7 @@ fn latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
 /// Per batch: member latencies (count), their median and max (ms).
 #[allow(deprecated)] // eager GroupBy aggregations, see `quantiles_by`
 fn member_latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let members = samples(a, names, Key::Batch)?;
+    let (members, _) = samples(a, names, Key::Batch)?;
     let gb = members.group_by(["batch"])?;
     let g = gb.select(["latency_us"]);
     let counted = g.count()?;
