@@ -654,6 +654,17 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
         if n == 0 || n > MAX_THREADS {
             bail!("--threads must be between 1 and {MAX_THREADS}");
         }
+    }
+    // One malloc arena per four workers, set before any thread starts:
+    // each arena keeps its own freed memory, and the output stage's polars
+    // threads would not reuse the parse's (reports/BENCH.md: 1 GB envelope
+    // with --out, 2 threads: ≈ 295 MB peak with glibc's default of 8 per
+    // core, 272 MB with 2, 258 MB with 1, same speed).
+    let workers = args.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    crate::mem::limit_arenas(workers.div_ceil(4));
+    if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
@@ -886,19 +897,17 @@ fn shard_arg(args: &AnalyzeArgs) -> Result<Option<Shard>> {
         ),
     };
     let empty = analyze::Analysis::default();
-    let tables = Report::new(&[], &empty)
-        .tables()
-        .context("building the tables")?;
-    let columns: Vec<(&'static str, String)> = tables
-        .named()
-        .iter()
-        .flat_map(|(stem, df)| {
+    let report = Report::new(&[], &empty);
+    let tables = report.tables().context("building the tables")?;
+    let mut columns: Vec<(&'static str, String)> = Vec::new();
+    for stem in analyze::frame::TABLES {
+        let df = tables.whole(stem).context("building the tables")?;
+        columns.extend(
             df.get_column_names()
                 .into_iter()
-                .map(|c| (*stem, c.to_string()))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+                .map(|c| (stem, c.to_string())),
+        );
+    }
     Ok(Some(Shard::parse(text, &columns)?))
 }
 
@@ -911,7 +920,7 @@ fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
         bail!("--shard-dir {}: not a directory", root.display());
     }
     let tables = rep.tables().context("building the tables")?;
-    for (stem, df) in tables.named() {
+    for stem in analyze::frame::TABLES {
         let dir = root.join(shard.folder(stem));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let part = dir.join(report::shard::PART_FILE);
@@ -922,7 +931,7 @@ fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
         ));
         let write = || -> Result<()> {
             let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            report::parquet::write(df, &mut w)?;
+            report::parquet::write(tables.frames(stem)?, &mut w)?;
             w.flush()?;
             std::fs::rename(&tmp, &part)?;
             Ok(())
@@ -1040,6 +1049,10 @@ fn write_per_input(
 }
 
 fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
+    // Between stages, what the last one freed goes back to the system, so
+    // the peak is the analysis plus the largest stage (issue 5), not the
+    // analysis plus every stage's leftovers.
+    crate::mem::give_back();
     if dir.exists() && !dir.is_dir() {
         bail!("--out {}: not a directory", dir.display());
     }
@@ -1056,18 +1069,27 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     w.write_all(b"\n")?;
     w.flush()?;
     let tables = rep.tables().context("building the tables")?;
+    crate::mem::give_back();
     report::csv::findings(&tables, create("findings.csv")?).context("writing findings.csv")?;
     report::csv::pairs(&tables, create("pairs.csv")?).context("writing pairs.csv")?;
     report::csv::batches(&tables, create("batches.csv")?).context("writing batches.csv")?;
     report::csv::latency(&tables, create("latency.csv")?).context("writing latency.csv")?;
-    for (stem, df) in tables.named() {
+    crate::mem::give_back();
+    for stem in analyze::frame::TABLES {
         let name = format!("{stem}.parquet");
-        report::parquet::write(df, create(&name)?).with_context(|| format!("writing {name}"))?;
+        let mut w = create(&name)?;
+        tables
+            .frames(stem)
+            .and_then(|frames| report::parquet::write(frames, &mut w))
+            .with_context(|| format!("writing {name}"))?;
+        w.flush().with_context(|| format!("writing {name}"))?;
     }
     // The tables are written: free them before the page is built (issue 5:
     // peak memory is the larger of the two, not their sum).
     drop(tables);
-    let evidence = read_evidence(rep);
+    crate::mem::give_back();
+    let evidence = read_evidence(rep, redact);
+    crate::mem::give_back();
     let latency = analyze::histogram::by_method(rep.analysis);
     let extras = report::html::Extras {
         evidence: &evidence,
@@ -1079,12 +1101,14 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
 }
 
 /// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
-/// JSON is not kept in memory), one pass per file, files in parallel. A
-/// file that cannot be read again (moved, changed) only loses its
-/// evidence.
+/// JSON is not kept in memory), one pass per file, files in parallel, and
+/// keeps each excerpt as the page shows it (`html::show_excerpt`: the
+/// read window is dropped). A file that cannot be read again (moved,
+/// changed) only loses its evidence.
 fn read_evidence(
     rep: &Report<'_>,
-) -> std::collections::HashMap<report::html::EvidenceKey, source::Excerpt> {
+    redact: bool,
+) -> std::collections::HashMap<report::html::EvidenceKey, report::html::Shown> {
     let mut by_file: std::collections::BTreeMap<u32, Vec<(u64, u32)>> =
         std::collections::BTreeMap::new();
     for (file, off, len) in report::html::evidence_wanted(rep) {
@@ -1094,12 +1118,23 @@ fn read_evidence(
         .into_par_iter()
         .flat_map_iter(|(file, ranges)| {
             let path = PathBuf::from(rep.file_name(file));
+            let har = rep
+                .inputs
+                .get((file / 2) as usize)
+                .is_some_and(|i| i.format == "har");
             let got =
                 source::evidence(&path, &ranges, report::html::READ_WINDOW).unwrap_or_default();
             ranges
                 .into_iter()
                 .zip(got)
-                .filter_map(move |((off, len), e)| e.map(|e| ((file, off, len), e)))
+                .filter_map(move |((off, len), e)| {
+                    e.map(|e| {
+                        (
+                            (file, off, len),
+                            report::html::show_excerpt(&e, har, redact),
+                        )
+                    })
+                })
                 .collect::<Vec<_>>()
         })
         .collect()

@@ -13,6 +13,7 @@
 pub mod analyze;
 pub mod cli;
 pub mod ingest;
+pub mod mem;
 pub mod reconstruct;
 pub mod record;
 pub mod report;

@@ -331,6 +331,12 @@ impl<'c> Walker<'c> {
     /// Applies the end-of-capture rules and returns the result.
     pub fn finish(mut self) -> SessionResult {
         self.finish_rules();
+        // The result is held until the run's outputs are written: no
+        // spare capacity (a session's ~90 requests sat in room for 128).
+        self.out.requests.shrink_to_fit();
+        self.out.batches.shrink_to_fit();
+        self.out.findings.shrink_to_fit();
+        self.out.progress.shrink_to_fit();
         self.out
     }
 }

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 use polars::prelude::*;
 
-use super::{Analysis, SessionSummary};
+use super::{Analysis, Finding, SessionSummary};
 use crate::record::Micros;
 use crate::record::time::format_rfc3339;
 
@@ -55,13 +55,25 @@ pub trait Names {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str>;
 }
 
-/// The run's tables.
-#[derive(Debug, Clone)]
-pub struct Tables {
-    /// One row per finding.
-    pub findings: DataFrame,
-    /// One row per request, both directions (`pairs.csv`).
-    pub pairs: DataFrame,
+/// Rows per frame of the tables built a frame at a time (`findings`,
+/// `pairs`): what the writers hold of them at once (issue 5's memory
+/// bound); each frame is one Parquet row group.
+pub const CHUNK_ROWS: usize = 65_536;
+
+/// The tables' names (file stems), in output order.
+pub const TABLES: [&str; 5] = ["findings", "pairs", "batches", "latency", "sessions"];
+
+/// The run's tables: `batches`, `latency` and `sessions` built whole (one
+/// row per batch, per quantile group, per session); `findings` and
+/// `pairs` (one row per finding, per request) built from the analysis a
+/// frame of [`CHUNK_ROWS`] rows at a time by [`Tables::frames`].
+#[derive(Clone)]
+pub struct Tables<'a> {
+    a: &'a Analysis,
+    names: &'a dyn Names,
+    /// Where each pairs frame starts: session index, request index, and
+    /// the number of batches in the sessions before it.
+    pair_starts: Vec<(usize, usize, usize)>,
     /// One row per JSON array with members, with its member latencies.
     pub batches: DataFrame,
     /// Latency quantiles: overall, per method, per server, per batch size.
@@ -70,16 +82,60 @@ pub struct Tables {
     pub sessions: DataFrame,
 }
 
-impl Tables {
-    /// The tables by file stem, in output order.
-    pub fn named(&self) -> [(&'static str, &DataFrame); 5] {
-        [
-            ("findings", &self.findings),
-            ("pairs", &self.pairs),
-            ("batches", &self.batches),
-            ("latency", &self.latency),
-            ("sessions", &self.sessions),
-        ]
+/// A table as frames, in row order (see [`Tables::frames`]).
+pub type Frames<'t> = Box<dyn Iterator<Item = PolarsResult<DataFrame>> + 't>;
+
+impl<'a> Tables<'a> {
+    /// Table `stem`'s rows ([`TABLES`]) as frames of at most
+    /// [`CHUNK_ROWS`] rows, in row order; at least one (an empty table is
+    /// one empty frame with the table's columns). `findings` and `pairs`
+    /// frames are built as the iterator advances, so only one is held.
+    pub fn frames(&self, stem: &str) -> PolarsResult<Frames<'_>> {
+        let (a, names) = (self.a, self.names);
+        Ok(match stem {
+            "findings" => {
+                let n = a.findings.len();
+                Box::new((0..n.div_ceil(CHUNK_ROWS).max(1)).map(move |k| {
+                    let end = ((k + 1) * CHUNK_ROWS).min(n);
+                    findings(&a.findings[k * CHUNK_ROWS..end], names)
+                }))
+            }
+            "pairs" => Box::new(
+                self.pair_starts
+                    .iter()
+                    .map(move |&start| pairs(a, names, start, CHUNK_ROWS)),
+            ),
+            "batches" => Box::new(std::iter::once(Ok(self.batches.clone()))),
+            "latency" => Box::new(std::iter::once(Ok(self.latency.clone()))),
+            "sessions" => Box::new(std::iter::once(Ok(self.sessions.clone()))),
+            other => polars_bail!(ComputeError: "no table {other}"),
+        })
+    }
+
+    /// Table `stem` as one frame (its frames stacked): for tests and
+    /// small runs, not for writing.
+    pub fn whole(&self, stem: &str) -> PolarsResult<DataFrame> {
+        let mut frames = self.frames(stem)?;
+        let mut df = frames
+            .next()
+            .ok_or_else(|| polars_err!(ComputeError: "no frame"))??;
+        for f in frames {
+            df.vstack_mut_owned(f?)?;
+        }
+        df.rechunk_mut();
+        Ok(df)
+    }
+}
+
+impl std::fmt::Debug for Tables<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables")
+            .field("findings", &self.a.findings.len())
+            .field("pair_frames", &self.pair_starts.len())
+            .field("batches", &self.batches)
+            .field("latency", &self.latency)
+            .field("sessions", &self.sessions)
+            .finish()
     }
 }
 
@@ -114,30 +170,44 @@ fn int(v: impl TryInto<i64>) -> Option<i64> {
     v.try_into().ok()
 }
 
-/// Builds every table.
-pub fn build(
-    a: &Analysis,
+/// Builds the whole tables (the aggregations read every request once)
+/// and plans the frames of the others.
+pub fn build<'a>(
+    a: &'a Analysis,
     summaries: &[SessionSummary],
-    names: &dyn Names,
-) -> PolarsResult<Tables> {
-    let findings = findings(a, names)?;
-    let pairs_full = pairs_full(a, names)?;
-    let samples = latency_samples(&pairs_full)?;
-    let batches = batches(a, names, &samples)?;
-    let latency = latency(&samples)?;
-    let pairs = pairs_full.select(PAIRS_COLUMNS)?;
+    names: &'a dyn Names,
+) -> PolarsResult<Tables<'a>> {
+    let batches = batches(a, names)?;
+    let latency = latency(a, names)?;
     let sessions = sessions(summaries, names)?;
+    // A frame starts every CHUNK_ROWS requests (one empty frame for none).
+    let mut pair_starts = vec![(0, 0, 0)];
+    let (mut rows, mut batch_base) = (0usize, 0usize);
+    for (si, s) in a.sessions.iter().enumerate() {
+        let n = s.requests.len();
+        let mut qi = (CHUNK_ROWS - rows % CHUNK_ROWS) % CHUNK_ROWS;
+        if rows + qi == 0 {
+            qi = CHUNK_ROWS; // the first frame's start is there already
+        }
+        while qi < n {
+            pair_starts.push((si, qi, batch_base));
+            qi += CHUNK_ROWS;
+        }
+        rows += n;
+        batch_base += s.batches.len();
+    }
     Ok(Tables {
-        findings,
-        pairs,
+        a,
+        names,
+        pair_starts,
         batches,
         latency,
         sessions,
     })
 }
 
-fn findings(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let n = a.findings.len();
+fn findings(found: &[Finding], names: &dyn Names) -> PolarsResult<DataFrame> {
+    let n = found.len();
     let (
         mut kind,
         mut severity,
@@ -162,7 +232,7 @@ fn findings(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
         Vec::with_capacity(n),
         Vec::with_capacity(n),
     );
-    for f in &a.findings {
+    for f in found {
         kind.push(Some(f.kind.name().to_string()));
         severity.push(Some(f.kind.severity().as_str().to_string()));
         session.push(Some(names.text(&f.session).into_owned()));
@@ -193,34 +263,47 @@ fn findings(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     )
 }
 
-/// The pairs table plus what the aggregations need: `server`, `batch_size`
-/// (0 outside batches), `latency_us`, `cancelled`.
-fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let n: usize = a.sessions.iter().map(|s| s.requests.len()).sum();
-    // Strings go straight into polars' builders (no String per cell: a run
-    // has one row per request, issue 5's memory bound).
+/// At most `limit` rows of the pairs table (`PAIRS_COLUMNS`), from
+/// request `qi` of session `si` on (`batch_base`: the batches of the
+/// sessions before `si`).
+fn pairs(
+    a: &Analysis,
+    names: &dyn Names,
+    (si, qi, batch_base): (usize, usize, usize),
+    limit: usize,
+) -> PolarsResult<DataFrame> {
+    let left: usize = a
+        .sessions
+        .get(si..)
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.requests.len())
+        .sum::<usize>()
+        .saturating_sub(qi);
+    let n = left.min(limit);
+    // Strings go straight into polars' builders (no String per cell).
     let text = |name: &str| StringChunkedBuilder::new(name.into(), n);
     let mut session = text("session");
     let mut direction = text("direction");
     let mut id = text("id");
     let mut method = text("method");
     let mut status = text("status");
-    let mut server = text("server");
     let mut request_time = Vec::with_capacity(n);
     let mut response_time = Vec::with_capacity(n);
     let mut latency_ms = Vec::with_capacity(n);
     let mut batch = Vec::with_capacity(n);
     let mut position = Vec::with_capacity(n);
     let mut response_position = Vec::with_capacity(n);
-    let mut batch_size = Vec::with_capacity(n);
-    let mut latency_us = Vec::with_capacity(n);
-    let mut cancelled = Vec::with_capacity(n);
-    let mut batch_base = 0usize;
+    let mut batch_base = batch_base;
     let mut id_text = String::new();
-    for s in &a.sessions {
-        let name = names.text(&s.name).into_owned();
-        let srv = s.server.as_ref().map(|(n, _)| names.text(n).into_owned());
-        for q in &s.requests {
+    let mut rows = 0usize;
+    for (k, s) in a.sessions.iter().enumerate().skip(si) {
+        if rows == n {
+            break;
+        }
+        let name = names.text(&s.name);
+        let from = if k == si { qi } else { 0 };
+        for q in s.requests.iter().skip(from).take(n - rows) {
             session.append_value(&name);
             direction.append_value(q.direction.as_str());
             id_text.clear();
@@ -234,14 +317,7 @@ fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
             batch.push(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)));
             position.push(q.batch.and_then(|(_, p)| int(p as usize)));
             response_position.push(q.response_position.and_then(|p| int(p as usize)));
-            server.append_option(srv.as_deref());
-            batch_size.push(Some(
-                q.batch
-                    .and_then(|(b, _)| s.batches.get(b as usize))
-                    .map_or(0, |b| b.size as i64),
-            ));
-            latency_us.push(q.latency);
-            cancelled.push(q.cancelled);
+            rows += 1;
         }
         batch_base += s.batches.len();
     }
@@ -259,26 +335,115 @@ fn pairs_full(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
             int_col("batch", batch),
             int_col("position_in_batch", position),
             int_col("response_position", response_position),
-            server.finish().into_column(),
-            int_col("batch_size", batch_size),
-            int_col("latency_us", latency_us),
-            bool_col("cancelled", cancelled),
         ],
     )
 }
 
-/// The latencies rule 10 counts: paired, not cancelled, both times known.
-fn latency_samples(pairs: &DataFrame) -> PolarsResult<DataFrame> {
-    let known = pairs.column("latency_us")?.is_not_null();
-    let live = !pairs.column("cancelled")?.bool()?;
-    let mut s = pairs.filter(&(&known & &live))?;
-    let height = s.height();
-    s.with_column(Column::new_scalar(
-        "all".into(),
-        Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
-        height,
-    ))?;
-    Ok(s)
+/// What latency samples are grouped by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    /// Every sample in one group (`all`, a constant column).
+    All,
+    /// The request's method (null when it has none).
+    Method,
+    /// The session's server name (null when unknown).
+    Server,
+    /// The request's batch size, 0 outside batches.
+    BatchSize,
+    /// The 1-based number of the request's batch; members only.
+    Batch,
+}
+
+impl Key {
+    fn column(self) -> &'static str {
+        match self {
+            Key::All => "all",
+            Key::Method => "method",
+            Key::Server => "server",
+            Key::BatchSize => "batch_size",
+            Key::Batch => "batch",
+        }
+    }
+}
+
+/// The latencies rule 10 counts (paired, not cancelled, both times known),
+/// one row each in request order: the `key` column and `latency_us`. Two
+/// columns only, one key at a time: this is what the aggregations hold.
+/// Methods and servers are grouped by a `UInt32` code, an index into the
+/// returned names (a string column would copy each long name per row);
+/// [`decode`] turns the codes of a result back into the names.
+fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<(DataFrame, Vec<String>)> {
+    let live = |q: &&crate::analyze::Req| {
+        q.latency.is_some() && !q.cancelled && (key != Key::Batch || q.batch.is_some())
+    };
+    let n: usize = a
+        .sessions
+        .iter()
+        .map(|s| s.requests.iter().filter(live).count())
+        .sum();
+    let mut codes = PrimitiveChunkedBuilder::<UInt32Type>::new(key.column().into(), n);
+    let mut known: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut code = |s: &str| -> u32 {
+        if let Some(&c) = index.get(s) {
+            return c;
+        }
+        let c = u32::try_from(known.len()).unwrap_or(u32::MAX);
+        known.push(s.to_string());
+        index.insert(s.to_string(), c);
+        c
+    };
+    let mut ints = PrimitiveChunkedBuilder::<Int64Type>::new(key.column().into(), n);
+    let mut latency_us = PrimitiveChunkedBuilder::<Int64Type>::new("latency_us".into(), n);
+    let mut batch_base = 0usize;
+    for s in &a.sessions {
+        let srv = s.server.as_ref().map(|(n, _)| names.text(n));
+        let srv_code = srv.as_deref().map(&mut code);
+        for q in s.requests.iter().filter(live) {
+            match key {
+                Key::All => {}
+                Key::Method => {
+                    codes.append_option(q.method.as_deref().map(|m| code(&names.text(m))))
+                }
+                Key::Server => codes.append_option(srv_code),
+                Key::BatchSize => ints.append_value(
+                    q.batch
+                        .and_then(|(b, _)| s.batches.get(b as usize))
+                        .map_or(0, |b| b.size as i64),
+                ),
+                Key::Batch => {
+                    ints.append_option(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)))
+                }
+            }
+            latency_us.append_option(q.latency);
+        }
+        batch_base += s.batches.len();
+    }
+    let key_col = match key {
+        Key::All => Column::new_scalar(
+            "all".into(),
+            Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
+            n,
+        ),
+        Key::Method | Key::Server => codes.finish().into_column(),
+        Key::BatchSize | Key::Batch => ints.finish().into_column(),
+    };
+    let df = DataFrame::new(n, vec![key_col, latency_us.finish().into_column()])?;
+    Ok((df, known))
+}
+
+/// A result's `key` column of codes (see [`samples`]) as the names they
+/// stand for (null stays null), rows sorted by name, nulls last.
+fn decode(df: DataFrame, key: &str, known: &[String]) -> PolarsResult<DataFrame> {
+    let text: StringChunked = df
+        .column(key)?
+        .u32()?
+        .iter()
+        .map(|c| c.and_then(|c| known.get(c as usize)).map(String::as_str))
+        .collect();
+    let mut df = df;
+    df.with_column(text.with_name(key.into()).into_column())?;
+    df.sort([key], SortMultipleOptions::default().with_nulls_last(true))
 }
 
 /// µs (integer or float) → ms as Float64, as `analyze::latency` converts.
@@ -327,7 +492,7 @@ fn quantiles_by(samples: &DataFrame, key: &str) -> PolarsResult<DataFrame> {
 
 /// The latency table: one row per `dimension` (`all`, `method`, `server`,
 /// `batch_size`) and value; the other dimensions' columns are null.
-fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
+fn latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let dims = ["all", "method", "server", "batch_size"];
     let key_cols: [(&str, DataType); 3] = [
         ("method", DataType::String),
@@ -338,7 +503,18 @@ fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     for dimension in dims {
         // The `all` dimension groups by the samples' constant `all` column.
         let key = dimension;
-        let q = quantiles_by(samples, key)?;
+        let k = match dimension {
+            "all" => Key::All,
+            "method" => Key::Method,
+            "server" => Key::Server,
+            _ => Key::BatchSize,
+        };
+        let (samples, known) = samples(a, names, k)?;
+        let mut q = quantiles_by(&samples, key)?;
+        drop(samples);
+        if matches!(k, Key::Method | Key::Server) {
+            q = decode(q, key, &known)?;
+        }
         let h = q.height();
         let mut cols = vec![Column::new_scalar(
             "dimension".into(),
@@ -370,8 +546,8 @@ fn latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
 
 /// Per batch: member latencies (count), their median and max (ms).
 #[allow(deprecated)] // eager GroupBy aggregations, see `quantiles_by`
-fn member_latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
-    let members = samples.filter(&samples.column("batch")?.is_not_null())?;
+fn member_latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
+    let (members, _) = samples(a, names, Key::Batch)?;
     let gb = members.group_by(["batch"])?;
     let g = gb.select(["latency_us"]);
     let counted = g.count()?;
@@ -392,7 +568,7 @@ fn member_latency(samples: &DataFrame) -> PolarsResult<DataFrame> {
     ])
 }
 
-fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult<DataFrame> {
+fn batches(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let n: usize = a.sessions.iter().map(|s| s.batches.len()).sum();
     let mut number = Vec::with_capacity(n);
     let mut session = Vec::with_capacity(n);
@@ -458,7 +634,7 @@ fn batches(a: &Analysis, names: &dyn Names, samples: &DataFrame) -> PolarsResult
         ],
     )?;
     let mut joined = table
-        .left_join(&member_latency(samples)?, ["batch"], ["batch"])?
+        .left_join(&member_latency(a, names)?, ["batch"], ["batch"])?
         .sort(["batch"], SortMultipleOptions::default())?;
     // Completion against the median member: how long the batch held its
     // caller, in units of a typical member (null when either is unknown or 0).
@@ -576,30 +752,58 @@ fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Dat
 /// (integers in decimal, milliseconds as Rust prints an `f64`, times RFC
 /// 3339 UTC with µs), empty strings and nulls both written empty.
 pub fn csv_text(df: &DataFrame, columns: &[&str]) -> PolarsResult<DataFrame> {
+    let height = df.height();
     let mut out = Vec::with_capacity(columns.len());
+    let mut buf = String::new();
     for &name in columns {
         let c = df.column(name)?;
-        let v: Vec<Option<String>> = match c.dtype() {
-            DataType::String => c
-                .str()?
-                .iter()
-                .map(|o| o.filter(|s| !s.is_empty()).map(str::to_string))
-                .collect(),
-            DataType::Int64 => c.i64()?.iter().map(|o| o.map(|x| x.to_string())).collect(),
-            DataType::Float64 => c.f64()?.iter().map(|o| o.map(|x| format!("{x}"))).collect(),
-            DataType::Boolean => c.bool()?.iter().map(|o| o.map(|x| x.to_string())).collect(),
+        let mut b = StringChunkedBuilder::new(name.into(), height);
+        let mut put = |v| csv_cell(&mut b, &mut buf, v);
+        match c.dtype() {
+            DataType::String => c.str()?.iter().for_each(|o| put(o.map(Cell::Str))),
+            DataType::Int64 => c.i64()?.iter().for_each(|o| put(o.map(Cell::Int))),
+            DataType::Float64 => c.f64()?.iter().for_each(|o| put(o.map(Cell::Float))),
+            DataType::Boolean => c.bool()?.iter().for_each(|o| put(o.map(Cell::Bool))),
             DataType::Datetime(TimeUnit::Microseconds, _) => {
                 let us = c.cast(&DataType::Int64)?;
-                us.i64()?
-                    .iter()
-                    .map(|o| o.map(format_rfc3339).filter(|s| !s.is_empty()))
-                    .collect()
+                us.i64()?.iter().for_each(|o| put(o.map(Cell::Time)))
             }
             other => polars_bail!(ComputeError: "column {name}: no CSV text for {other}"),
         };
-        out.push(text_col(name, v));
+        out.push(b.finish().into_column());
     }
-    DataFrame::new(df.height(), out)
+    DataFrame::new(height, out)
+}
+
+/// One CSV cell's value before it is text.
+enum Cell<'s> {
+    Str(&'s str),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// µs since the epoch.
+    Time(Micros),
+}
+
+/// Appends `v` as text to `b` (formatted in `buf`, reused: no String per
+/// cell), empty text as null; integers, floats and booleans as
+/// `to_string` writes them, times by `format_rfc3339`.
+fn csv_cell(b: &mut StringChunkedBuilder, buf: &mut String, v: Option<Cell<'_>>) {
+    use std::fmt::Write as _;
+    buf.clear();
+    let _ = match v {
+        None => Ok(()),
+        Some(Cell::Str(s)) => buf.write_str(s),
+        Some(Cell::Int(x)) => write!(buf, "{x}"),
+        Some(Cell::Float(x)) => write!(buf, "{x}"),
+        Some(Cell::Bool(x)) => write!(buf, "{x}"),
+        Some(Cell::Time(t)) => buf.write_str(&format_rfc3339(t)),
+    };
+    if buf.is_empty() {
+        b.append_null();
+    } else {
+        b.append_value(buf.as_str());
+    }
 }
 
 #[cfg(test)]
@@ -833,15 +1037,15 @@ mod tests {
     fn pairs_and_csv_text() {
         let a = analysis();
         let t = build(&a, &a.session_summaries(), &Plain).unwrap();
-        let names: Vec<&str> = t
-            .pairs
+        let pairs = t.whole("pairs").unwrap();
+        let names: Vec<&str> = pairs
             .get_column_names()
             .into_iter()
             .map(|c| c.as_str())
             .collect();
         assert_eq!(names, PAIRS_COLUMNS.to_vec());
-        assert_eq!(t.pairs.height(), 16);
-        let text = csv_text(&t.pairs, &PAIRS_COLUMNS).unwrap();
+        assert_eq!(pairs.height(), 16);
+        let text = csv_text(&pairs, &PAIRS_COLUMNS).unwrap();
         let col = |c: &str, i: usize| {
             text.column(c)
                 .unwrap()
@@ -860,6 +1064,50 @@ mod tests {
         assert_eq!(col("status", 13).as_deref(), Some("cancelled"));
         assert_eq!(col("status", 15).as_deref(), Some("missing"));
         assert_eq!(col("response_time", 15), None);
+    }
+
+    #[test]
+    fn pairs_frames_split_at_chunk_rows_across_sessions() {
+        // Sessions of C-1, 1, C+1 and 0 requests: frames of C, C and 1
+        // rows, the second starting exactly at the third session's first.
+        const C: usize = CHUNK_ROWS;
+        let mut a = Analysis::default();
+        let mut next = 0i64;
+        for (k, n) in [C - 1, 1, C + 1, 0].into_iter().enumerate() {
+            let mut s = SessionResult {
+                name: format!("s{k}"),
+                ..Default::default()
+            };
+            for i in 0..n {
+                let batch = (k == 2 && i == 0).then_some((0, 0));
+                s.requests.push(req(next, "ping", None, batch));
+                next += 1;
+            }
+            if k == 0 || k == 2 {
+                s.batches.push(batch(1, vec![0], 1_000_000, 1_000_000));
+            }
+            a.sessions.push(s);
+        }
+        let t = build(&a, &a.session_summaries(), &Plain).unwrap();
+        let frames: Vec<DataFrame> = t.frames("pairs").unwrap().map(Result::unwrap).collect();
+        let heights: Vec<usize> = frames.iter().map(DataFrame::height).collect();
+        assert_eq!(heights, vec![C, C, 1]);
+        let whole = t.whole("pairs").unwrap();
+        let ids: Vec<String> = whole
+            .column("id")
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap().to_string())
+            .collect();
+        let want: Vec<String> = (0..next).map(|i| i.to_string()).collect();
+        assert_eq!(ids, want, "every request once, in order");
+        // The third session's first request is in the run's second batch.
+        let b = frames[1].column("batch").unwrap().i64().unwrap().clone();
+        assert_eq!((b.get(0), b.get(1)), (Some(2), None));
+        let s = frames[1].column("session").unwrap().str().unwrap().clone();
+        assert_eq!(s.get(0), Some("s2"));
     }
 
     #[test]
@@ -890,8 +1138,10 @@ mod tests {
     fn empty_analysis_gives_empty_typed_tables() {
         let a = Analysis::default();
         let t = build(&a, &[], &Plain).unwrap();
-        for (name, df) in t.named() {
-            assert_eq!(df.height(), 0, "{name}");
+        for name in TABLES {
+            let frames: Vec<DataFrame> = t.frames(name).unwrap().map(Result::unwrap).collect();
+            assert_eq!(frames.len(), 1, "{name}: one empty frame");
+            assert_eq!(frames[0].height(), 0, "{name}");
         }
         assert_eq!(
             t.batches.column("median_member_ms").unwrap().dtype(),

@@ -13,9 +13,9 @@
 
 use std::io::Write;
 
-use polars::prelude::{CsvWriter, DataFrame, PolarsResult, QuoteStyle, SerWriter};
+use polars::prelude::{CsvWriter, PolarsResult, QuoteStyle, SerWriter};
 
-use crate::analyze::frame::{self, PAIRS_COLUMNS, Tables};
+use crate::analyze::frame::{self, Frames, PAIRS_COLUMNS, Tables};
 
 /// `findings.csv`'s columns.
 pub const FINDINGS_COLUMNS: [&str; 11] = [
@@ -32,38 +32,61 @@ pub const FINDINGS_COLUMNS: [&str; 11] = [
     "detail",
 ];
 
-fn write<W: Write>(df: &DataFrame, columns: &[&str], w: W) -> PolarsResult<()> {
-    let mut text = frame::csv_text(df, columns)?;
-    CsvWriter::new(w)
-        .include_header(true)
-        .with_quote_style(QuoteStyle::Necessary)
-        .finish(&mut text)
-}
-
-fn all_columns(df: &DataFrame) -> Vec<&str> {
-    df.get_column_names()
-        .into_iter()
-        .map(|c| c.as_str())
-        .collect()
+/// Writes a table's frames as one CSV file (header once, then each
+/// frame's rows): `columns` in that order, or all when `None`.
+fn write<W: Write>(frames: Frames<'_>, columns: Option<&[&str]>, w: W) -> PolarsResult<()> {
+    let mut writer = Some(
+        CsvWriter::new(w)
+            .include_header(true)
+            .with_quote_style(QuoteStyle::Necessary),
+    );
+    let mut batched = None;
+    for df in frames {
+        let df = df?;
+        let all: Vec<&str>;
+        let columns = match columns {
+            Some(c) => c,
+            None => {
+                all = df
+                    .get_column_names()
+                    .into_iter()
+                    .map(|c| c.as_str())
+                    .collect();
+                &all
+            }
+        };
+        let text = frame::csv_text(&df, columns)?;
+        drop(df);
+        if let Some(wr) = writer.take() {
+            batched = Some(wr.batched(text.schema())?);
+        }
+        if let Some(b) = &mut batched {
+            b.write_batch(&text)?;
+        }
+    }
+    match &mut batched {
+        Some(b) => b.finish(),
+        None => Ok(()),
+    }
 }
 
 /// `findings.csv`: one row per finding.
-pub fn findings<W: Write>(t: &Tables, w: W) -> PolarsResult<()> {
-    write(&t.findings, &FINDINGS_COLUMNS, w)
+pub fn findings<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
+    write(t.frames("findings")?, Some(&FINDINGS_COLUMNS), w)
 }
 
 /// `pairs.csv`: one row per request, both directions (DESIGN.md header).
-pub fn pairs<W: Write>(t: &Tables, w: W) -> PolarsResult<()> {
-    write(&t.pairs, &PAIRS_COLUMNS, w)
+pub fn pairs<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
+    write(t.frames("pairs")?, Some(&PAIRS_COLUMNS), w)
 }
 
 /// `batches.csv`: one row per JSON array with members, with its completion
 /// time against its member latencies.
-pub fn batches<W: Write>(t: &Tables, w: W) -> PolarsResult<()> {
-    write(&t.batches, &all_columns(&t.batches), w)
+pub fn batches<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
+    write(t.frames("batches")?, None, w)
 }
 
 /// `latency.csv`: quantiles overall, per method, per server, per batch size.
-pub fn latency<W: Write>(t: &Tables, w: W) -> PolarsResult<()> {
-    write(&t.latency, &all_columns(&t.latency), w)
+pub fn latency<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
+    write(t.frames("latency")?, None, w)
 }

@@ -56,12 +56,19 @@ pub const MAX_BATCHES: usize = 5_000;
 /// An evidence range: file id, byte offset, length.
 pub type EvidenceKey = (u32, u64, u32);
 
+/// An evidence excerpt as the page shows it ([`show_excerpt`]): the text
+/// (at most [`EXCERPT_MAX`] bytes of the range, then a note when cut) and
+/// whether it was cut.
+pub type Shown = (String, bool);
+
 /// What the page shows besides the [`Report`]: the re-read evidence
-/// (raw, not yet redacted) and the latency distributions.
+/// (already shown: condensed, redacted, cut) and the latency
+/// distributions.
 pub struct Extras<'a> {
     /// Excerpts by range (those [`evidence_wanted`] asked for and the CLI
-    /// could read).
-    pub evidence: &'a HashMap<EvidenceKey, Excerpt>,
+    /// could read), each passed through [`show_excerpt`] as it was read,
+    /// so the read windows ([`READ_WINDOW`]) are not held.
+    pub evidence: &'a HashMap<EvidenceKey, Shown>,
     /// Per-method latency distributions ([`histogram::by_method`]).
     pub latency: &'a [MethodLatency],
     /// Redact secrets in the evidence (on unless `--no-redact`).
@@ -90,29 +97,6 @@ pub fn evidence_wanted(r: &Report<'_>) -> Vec<EvidenceKey> {
         out.push(key);
     }
     out
-}
-
-/// Writes `v` as JSON that is safe inside a `<script>` element.
-#[cfg(test)]
-fn script_json(v: &Value) -> String {
-    script_safe(&v.to_string())
-}
-
-/// JSON text made safe inside a `<script>` element: `<`, `>`, `&`, U+2028
-/// and U+2029 as `\u` escapes (still the same JSON).
-fn script_safe(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + s.len() / 16);
-    for c in s.chars() {
-        match c {
-            '<' => o.push_str("\\u003c"),
-            '>' => o.push_str("\\u003e"),
-            '&' => o.push_str("\\u0026"),
-            '\u{2028}' => o.push_str("\\u2028"),
-            '\u{2029}' => o.push_str("\\u2029"),
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// Control and bidi characters escaped, newlines and tabs kept (evidence).
@@ -198,8 +182,9 @@ fn condense_har(raw: &str) -> Option<String> {
     Some(o)
 }
 
-/// The shown text of one excerpt: condensed (HAR), redacted, cut.
-fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> (String, bool) {
+/// The shown text of one excerpt: condensed (`har`: a HAR entry),
+/// redacted (`redact_on`), cut at [`EXCERPT_MAX`] bytes, controls escaped.
+pub fn show_excerpt(e: &Excerpt, har: bool, redact_on: bool) -> Shown {
     let condensed = if har && !e.cut {
         condense_har(&e.text)
     } else {
@@ -248,52 +233,131 @@ fn ms(us: i64) -> f64 {
     (us as f64 / 1000.0 * 1000.0).round() / 1000.0
 }
 
-/// The data island.
-/// The data island's JSON text (findings rows written one by one, not
-/// built as a tree: 100,000 of them stay cheap).
-fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
+/// A writer that makes JSON text safe inside a `<script>` element on its
+/// way through: `<`, `>`, `&`, U+2028 and U+2029 written as `\u` escapes
+/// (still the same JSON). A U+2028/U+2029 split across two writes is
+/// still caught; [`ScriptSafe::finish`] writes what is held back.
+struct ScriptSafe<W: Write> {
+    w: W,
+    /// Bytes of a possible U+2028/U+2029 held back: 0, 1 (`E2`) or 2 (`E2 80`).
+    held: usize,
+}
+
+impl<W: Write> ScriptSafe<W> {
+    fn new(w: W) -> Self {
+        ScriptSafe { w, held: 0 }
+    }
+
+    /// Writes the bytes held back (the text ended inside no separator).
+    fn finish(mut self) -> io::Result<W> {
+        let held = std::mem::take(&mut self.held);
+        self.w.write_all(&[0xE2, 0x80][..held])?;
+        Ok(self.w)
+    }
+}
+
+impl<W: Write> Write for ScriptSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut run = 0; // start of the bytes not yet written
+        for (i, &b) in buf.iter().enumerate() {
+            // A held prefix (from this or an earlier write) that `b` ends or breaks.
+            if self.held > 0 {
+                match (self.held, b) {
+                    (1, 0x80) => {
+                        self.held = 2;
+                        run = i + 1;
+                        continue;
+                    }
+                    (2, 0xA8 | 0xA9) => {
+                        self.held = 0;
+                        self.w
+                            .write_all(if b == 0xA8 { b"\\u2028" } else { b"\\u2029" })?;
+                        run = i + 1;
+                        continue;
+                    }
+                    (n, _) => {
+                        self.w.write_all(&[0xE2, 0x80][..n])?;
+                        self.held = 0;
+                        run = i;
+                    }
+                }
+            }
+            let esc: &[u8] = match b {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                0xE2 => b"",
+                _ => continue,
+            };
+            self.w.write_all(&buf[run..i])?;
+            self.w.write_all(esc)?;
+            if b == 0xE2 {
+                self.held = 1;
+            }
+            run = i + 1;
+        }
+        // Empty when a prefix is held (it is the buffer's end).
+        self.w.write_all(&buf[run..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Writes `v` as JSON that is safe inside a `<script>` element.
+#[cfg(test)]
+fn script_json(v: &Value) -> String {
+    let mut s = ScriptSafe::new(Vec::new());
+    serde_json::to_writer(&mut s, v).expect("to memory");
+    String::from_utf8(s.finish().expect("to memory")).expect("JSON is UTF-8")
+}
+
+/// A writer adapter: `serde_json` errors as I/O errors.
+fn to_io(e: serde_json::Error) -> io::Error {
+    io::Error::other(e)
+}
+
+/// The placeholders that stand in the data island's skeleton where its
+/// three large parts are streamed in (captured strings are escaped for
+/// terminals, so none holds a NUL and none can look like these).
+const EVIDENCE_SLOT: &str = "\u{0}EVIDENCE\u{0}";
+const ROWS_SLOT: &str = "\u{0}ROWS\u{0}";
+const WATERFALL_SLOT: &str = "\u{0}WATERFALL\u{0}";
+
+/// A waterfall batch: whether it has a problem, its session and batch
+/// index, its 1-based number among all the run's batches.
+type WfBatch = (bool, usize, usize, usize);
+
+/// Writes the data island's JSON text to `w`, made safe for a `<script>`
+/// element. Two passes, so no part is held as text: the first interns
+/// sessions, files and methods (in the order the rows name them), renders
+/// the evidence (at most [`EVIDENCE_BUDGET`] bytes) and marks the batches
+/// with a problem; the second writes the object, its findings rows and
+/// waterfall batches streamed into the skeleton one by one.
+fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
     let a = r.analysis;
     let mut sessions = Table::default();
     let mut files = Table::default();
     let mut methods = Table::default();
     let mut ev_index: HashMap<EvidenceKey, usize> = HashMap::new();
-    let mut evidence: Vec<Value> = Vec::new();
-    let mut rows = String::from("[");
-    for f in a.findings.iter().take(MAX_FINDINGS) {
+    let mut evidence: Vec<&Shown> = Vec::new();
+    let findings = &a.findings[..a.findings.len().min(MAX_FINDINGS)];
+    for f in findings {
         let key = (f.file, f.evidence.0, f.evidence.1);
-        let ev = match ev_index.get(&key) {
-            Some(&i) => Some(i),
-            None => x.evidence.get(&key).map(|e| {
-                let input = (f.file / 2) as usize;
-                let har = r.inputs.get(input).is_some_and(|i| i.format == "har");
-                let (t, cut) = show_excerpt(e, har, x.redact);
-                evidence.push(json!([t, cut]));
-                ev_index.insert(key, evidence.len() - 1);
-                evidence.len() - 1
-            }),
-        };
-        if rows.len() > 1 {
-            rows.push(',');
+        if !ev_index.contains_key(&key)
+            && let Some(e) = x.evidence.get(&key)
+        {
+            evidence.push(e);
+            ev_index.insert(key, evidence.len() - 1);
         }
-        let row = (
-            f.kind as usize,
-            sessions.get(&clean(&f.session)),
-            f.direction.map_or("", |d| d.as_str()),
-            clean(&f.id.to_json().to_string()),
-            f.method
-                .as_deref()
-                .map_or(-1, |m| methods.get(&clean(m)) as i64),
-            files.get(&clean(r.file_name(f.file))),
-            f.location.describe(),
-            clean(&f.detail),
-            ev.map_or(-1, |i| i as i64),
-        );
-        rows.push_str(&serde_json::to_string(&row).unwrap_or_else(|_| "null".into()));
+        sessions.get(&clean(&f.session));
+        if let Some(m) = f.method.as_deref() {
+            methods.get(&clean(m));
+        }
+        files.get(&clean(r.file_name(f.file)));
     }
-    let kinds: Vec<Value> = FindingKind::ALL
-        .iter()
-        .map(|k| json!([k.name(), k.severity().as_str()]))
-        .collect();
 
     // Waterfall: request batches with valid-id members and a start time.
     let slow: HashSet<(&str, u32, (u64, u32), String)> = a
@@ -309,65 +373,20 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
             )
         })
         .collect();
-    let mut wf: Vec<(bool, Value)> = Vec::new();
+    let mut wf: Vec<WfBatch> = Vec::new();
     let mut batch_no = 0usize;
-    for s in &a.sessions {
-        for b in &s.batches {
+    for (si, s) in a.sessions.iter().enumerate() {
+        for (bi, b) in s.batches.iter().enumerate() {
             batch_no += 1;
-            let Some(t0) = b.ts else { continue };
-            if b.reqs.is_empty() {
+            if b.ts.is_none() || b.reqs.is_empty() {
                 continue;
             }
-            // Paired members in request order: the arrival rank each should have.
-            let mut expected = HashMap::new();
-            let mut rank = 0usize;
-            for &qi in &b.reqs {
-                if s.requests[qi].response_position.is_some() {
-                    expected.insert(qi, rank);
-                    rank += 1;
-                }
-            }
-            let mut problem = false;
-            let members: Vec<Value> = b
-                .reqs
+            let problem = batch_members(s, b, &slow)
                 .iter()
-                .map(|&qi| {
-                    let q = &s.requests[qi];
-                    let ooo = match (q.response_position, expected.get(&qi)) {
-                        (Some(p), Some(&e)) => p as usize != e,
-                        _ => false,
-                    };
-                    let is_slow = slow.contains(&(
-                        s.name.as_str(),
-                        q.file,
-                        q.evidence,
-                        q.id.to_json().to_string(),
-                    ));
-                    let status = q.status();
-                    problem |=
-                        ooo || is_slow || !matches!(status, crate::analyze::PairStatus::Paired);
-                    json!([
-                        clean(&q.id.json_text()),
-                        q.ts.map(|t| ms(t - t0)),
-                        q.response_ts.map(|t| ms(t - t0)),
-                        q.response_position,
-                        status.as_str(),
-                        ooo,
-                        is_slow,
-                        q.method.as_deref().map(clean),
-                    ])
-                })
-                .collect();
-            let row = json!({
-                "n": batch_no,
-                "s": sessions.get(&clean(&s.name)),
-                "f": files.get(&clean(r.file_name(b.file))),
-                "loc": b.loc.describe(),
-                "size": b.size,
-                "done": b.completed.map(|z| ms(z - t0)),
-                "m": members,
-            });
-            wf.push((problem, row));
+                .any(|m| m.ooo || m.slow || !m.paired);
+            sessions.get(&clean(&s.name));
+            files.get(&clean(r.file_name(b.file)));
+            wf.push((problem, si, bi, batch_no));
         }
     }
     let total_batches = wf.len();
@@ -376,15 +395,11 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
     idx.sort_by_key(|&i| !wf[i].0);
     idx.truncate(MAX_BATCHES);
     idx.sort_unstable();
-    let waterfall: Vec<Value> = idx
-        .iter()
-        .map(|&i| {
-            let mut v = wf[i].1.clone();
-            v["p"] = json!(wf[i].0);
-            v
-        })
-        .collect();
 
+    let kinds: Vec<Value> = FindingKind::ALL
+        .iter()
+        .map(|k| json!([k.name(), k.severity().as_str()]))
+        .collect();
     let edges: Vec<f64> = (0..=histogram::BINS).map(histogram::edge_ms).collect();
     let lat: Vec<Value> = x
         .latency
@@ -394,23 +409,167 @@ fn data(r: &Report<'_>, x: &Extras<'_>) -> String {
             json!({"method": clean(&m.method), "count": q.count, "p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "bins": m.bins})
         })
         .collect();
-    let v = json!({
+    let skeleton = json!({
         "kinds": kinds,
         "sessions": sessions.names,
         "files": files.names,
         "methods": methods.names,
-        "findings": "\u{0}ROWS\u{0}",
+        "findings": ROWS_SLOT,
         "findings_total": a.findings.len(),
-        "evidence": evidence,
+        "evidence": EVIDENCE_SLOT,
         "evidence_budget": EVIDENCE_BUDGET,
         "redacted": x.redact,
         "latency": {"edges": edges, "methods": lat},
-        "waterfall": waterfall,
+        "waterfall": WATERFALL_SLOT,
         "waterfall_total": total_batches,
-    });
-    rows.push(']');
-    // Splice the rows in where the placeholder string stands.
-    v.to_string().replacen("\"\\u0000ROWS\\u0000\"", &rows, 1)
+    })
+    .to_string();
+
+    let mut out = ScriptSafe::new(w);
+    let mut rest = skeleton.as_str();
+    // The slots in the order the skeleton holds them (its keys are sorted).
+    let mut slots: Vec<(usize, &str)> = [EVIDENCE_SLOT, ROWS_SLOT, WATERFALL_SLOT]
+        .into_iter()
+        .filter_map(|slot| Some((skeleton.find(&json_str(slot))?, slot)))
+        .collect();
+    slots.sort_unstable();
+    for (_, slot) in slots {
+        let quoted = json_str(slot);
+        let Some(at) = rest.find(&quoted) else {
+            continue;
+        };
+        out.write_all(rest[..at].as_bytes())?;
+        rest = &rest[at + quoted.len()..];
+        out.write_all(b"[")?;
+        match slot {
+            EVIDENCE_SLOT => {
+                for (i, e) in evidence.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    serde_json::to_writer(&mut out, e).map_err(to_io)?;
+                }
+            }
+            ROWS_SLOT => {
+                let id = |t: &Table, s: &str| t.index.get(s).copied().unwrap_or(0);
+                for (i, f) in findings.iter().enumerate() {
+                    if i > 0 {
+                        out.write_all(b",")?;
+                    }
+                    let ev = ev_index.get(&(f.file, f.evidence.0, f.evidence.1));
+                    let row = (
+                        f.kind as usize,
+                        id(&sessions, &clean(&f.session)),
+                        f.direction.map_or("", |d| d.as_str()),
+                        clean(&f.id.to_json().to_string()),
+                        f.method
+                            .as_deref()
+                            .map_or(-1, |m| id(&methods, &clean(m)) as i64),
+                        id(&files, &clean(r.file_name(f.file))),
+                        f.location.describe(),
+                        clean(&f.detail),
+                        ev.map_or(-1, |&i| i as i64),
+                    );
+                    serde_json::to_writer(&mut out, &row).map_err(to_io)?;
+                }
+            }
+            _ => {
+                for (n, &i) in idx.iter().enumerate() {
+                    if n > 0 {
+                        out.write_all(b",")?;
+                    }
+                    let (problem, si, bi, batch_no) = wf[i];
+                    let s = &a.sessions[si];
+                    let b = &s.batches[bi];
+                    let t0 = b.ts.unwrap_or_default();
+                    let members: Vec<Value> = batch_members(s, b, &slow)
+                        .into_iter()
+                        .map(|m| {
+                            let q = &s.requests[m.qi];
+                            json!([
+                                clean(&q.id.json_text()),
+                                q.ts.map(|t| ms(t - t0)),
+                                q.response_ts.map(|t| ms(t - t0)),
+                                q.response_position,
+                                q.status().as_str(),
+                                m.ooo,
+                                m.slow,
+                                q.method.as_deref().map(clean),
+                            ])
+                        })
+                        .collect();
+                    let row = json!({
+                        "n": batch_no,
+                        "s": sessions.index.get(&clean(&s.name)).copied().unwrap_or(0),
+                        "f": files.index.get(&clean(r.file_name(b.file))).copied().unwrap_or(0),
+                        "loc": b.loc.describe(),
+                        "size": b.size,
+                        "done": b.completed.map(|z| ms(z - t0)),
+                        "m": members,
+                        "p": problem,
+                    });
+                    serde_json::to_writer(&mut out, &row).map_err(to_io)?;
+                }
+            }
+        }
+        out.write_all(b"]")?;
+    }
+    out.write_all(rest.as_bytes())?;
+    out.finish()
+}
+
+/// `s` as a JSON string literal.
+fn json_str(s: &str) -> String {
+    Value::from(s).to_string()
+}
+
+/// A waterfall member: its request, whether its response came out of
+/// order, whether it is a slow tail, whether it was paired.
+struct Member {
+    qi: usize,
+    ooo: bool,
+    slow: bool,
+    paired: bool,
+}
+
+/// Batch `b`'s valid-id members in request order, each compared with the
+/// arrival rank it should have had among the paired ones.
+fn batch_members(
+    s: &crate::analyze::SessionResult,
+    b: &crate::analyze::Batch,
+    slow: &HashSet<(&str, u32, (u64, u32), String)>,
+) -> Vec<Member> {
+    // Paired members in request order: the arrival rank each should have.
+    let mut expected = HashMap::new();
+    let mut rank = 0usize;
+    for &qi in &b.reqs {
+        if s.requests[qi].response_position.is_some() {
+            expected.insert(qi, rank);
+            rank += 1;
+        }
+    }
+    b.reqs
+        .iter()
+        .map(|&qi| {
+            let q = &s.requests[qi];
+            let ooo = match (q.response_position, expected.get(&qi)) {
+                (Some(p), Some(&e)) => p as usize != e,
+                _ => false,
+            };
+            let slow = slow.contains(&(
+                s.name.as_str(),
+                q.file,
+                q.evidence,
+                q.id.to_json().to_string(),
+            ));
+            Member {
+                qi,
+                ooo,
+                slow,
+                paired: matches!(q.status(), crate::analyze::PairStatus::Paired),
+            }
+        })
+        .collect()
 }
 
 fn card(o: &mut String, label: &str, value: &str, class: &str) {
@@ -557,8 +716,9 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
 
     o.push_str(BODY);
     w.write_all(o.as_bytes())?;
+    drop(o);
     w.write_all(b"<script type=\"application/json\" id=\"data\">")?;
-    w.write_all(script_safe(&data(r, x)).as_bytes())?;
+    let mut w = write_data(r, x, w)?;
     w.write_all(b"</script>\n<script>")?;
     w.write_all(JS.as_bytes())?;
     w.write_all(b"</script>\n</body></html>\n")?;
@@ -796,6 +956,32 @@ mod tests {
             serde_json::from_str::<Value>(&s).unwrap(),
             v,
             "still the same JSON"
+        );
+    }
+
+    #[test]
+    fn script_safe_catches_separators_split_across_writes() {
+        // U+2028, U+2029; U+20AC (E2 82 AC) and U+2000 (E2 80 80) share
+        // their first bytes and stay as they are.
+        let text = "a\u{2028}b\u{2029}<&>\u{20ac}\u{2000}\u{2028}";
+        let want = "a\\u2028b\\u2029\\u003c\\u0026\\u003e\u{20ac}\u{2000}\\u2028";
+        for step in 1..=4 {
+            let mut s = ScriptSafe::new(Vec::new());
+            for part in text.as_bytes().chunks(step) {
+                s.write_all(part).unwrap();
+            }
+            assert_eq!(
+                String::from_utf8(s.finish().unwrap()).unwrap(),
+                want,
+                "{step}"
+            );
+        }
+        let mut s = ScriptSafe::new(Vec::new());
+        s.write_all(&[b'x', 0xE2, 0x80]).unwrap();
+        assert_eq!(
+            s.finish().unwrap(),
+            [b'x', 0xE2, 0x80],
+            "held bytes written"
         );
     }
 

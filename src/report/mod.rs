@@ -98,7 +98,7 @@ impl frame::Names for Report<'_> {
 impl Report<'_> {
     /// The run's tables (findings, pairs, batches, latency, sessions) for
     /// the CSV and Parquet writers.
-    pub fn tables(&self) -> polars::prelude::PolarsResult<Tables> {
+    pub fn tables(&self) -> polars::prelude::PolarsResult<Tables<'_>> {
         frame::build(self.analysis, &self.sessions, self)
     }
 }

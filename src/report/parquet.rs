@@ -9,16 +9,19 @@
 use std::io::Write;
 
 use polars::prelude::{
-    DataFrame, KeyValueMetadata, ParquetCompression, ParquetWriter, PolarsResult, StatisticsOptions,
+    KeyValueMetadata, ParquetCompression, ParquetWriter, PolarsResult, StatisticsOptions,
+    polars_err,
 };
+
+use crate::analyze::frame::Frames;
 
 /// Version of the Parquet tables' schema (`reports/SCHEMA.md`); bumped when
 /// a column is renamed, retyped or removed, not when one is added.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Writes `df` as one Parquet file.
-pub fn write<W: Write + Send>(df: &DataFrame, w: W) -> PolarsResult<()> {
-    let mut df = df.clone();
+/// Writes a table's frames as one Parquet file, each frame a row group
+/// (a table of one frame is written as polars writes a whole frame).
+pub fn write<W: Write + Send>(frames: Frames<'_>, w: W) -> PolarsResult<()> {
     let meta = KeyValueMetadata::from_static(vec![
         (
             "mcp_audit.schema_version".into(),
@@ -29,10 +32,27 @@ pub fn write<W: Write + Send>(df: &DataFrame, w: W) -> PolarsResult<()> {
             concat!("mcp-audit ", env!("CARGO_PKG_VERSION")).into(),
         ),
     ]);
-    ParquetWriter::new(w)
+    let writer = ParquetWriter::new(w)
         .with_compression(ParquetCompression::Zstd(None))
         .with_statistics(StatisticsOptions::full())
-        .with_key_value_metadata(Some(meta))
-        .finish(&mut df)?;
+        .with_key_value_metadata(Some(meta));
+    let mut frames = frames.peekable();
+    let mut first = frames
+        .next()
+        .ok_or_else(|| polars_err!(ComputeError: "a table without frames"))??;
+    if frames.peek().is_none() {
+        writer.finish(&mut first)?;
+        return Ok(());
+    }
+    let mut batched = writer.batched(first.schema())?;
+    first.rechunk_mut();
+    batched.write_batch(&first)?;
+    drop(first);
+    for df in frames {
+        let mut df = df?;
+        df.rechunk_mut();
+        batched.write_batch(&df)?;
+    }
+    batched.finish()?;
     Ok(())
 }
