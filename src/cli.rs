@@ -655,15 +655,16 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
             bail!("--threads must be between 1 and {MAX_THREADS}");
         }
     }
-    // One malloc arena per four workers, set before any thread starts:
-    // each arena keeps its own freed memory, and the output stage's polars
-    // threads would not reuse the parse's (reports/BENCH.md: 1 GB envelope
-    // with --out, 2 threads: ≈ 295 MB peak with glibc's default of 8 per
-    // core, 272 MB with 2, 258 MB with 1, same speed).
+    // One malloc arena per worker, set before any thread starts: each
+    // arena keeps its own freed memory, and glibc's default (8 per core)
+    // let the parse's leftovers pile up (reports/BENCH.md, 2 threads: HAR
+    // 500 MB analysis 331 MB peak by default, 248 MB with 2 arenas; one
+    // arena for all gives 217 MB but its lock costs ~20 % of the
+    // two-thread speed).
     let workers = args.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    crate::mem::limit_arenas(workers.div_ceil(4));
+    crate::mem::limit_arenas(workers);
     if let Some(n) = args.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
