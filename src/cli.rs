@@ -32,6 +32,10 @@ pub struct Cli {
 pub enum Command {
     /// Analyse captures: pair every response to its request by id and report
     /// what went wrong.
+    #[command(
+        after_help = "Exit codes: 0 clean; 1 a finding at or above --fail-on (default: error); \
+2 a usage error, or an input that could not be read (the other inputs are still analysed and reported)."
+    )]
     Analyze(AnalyzeArgs),
 }
 
@@ -610,9 +614,13 @@ fn finish(
         && !parsed.format.is_empty()
         && parsed.format != "unknown"
     {
+        let read_as = if parsed.dialect == parsed.format || parsed.dialect.is_empty() {
+            parsed.format.to_string()
+        } else {
+            format!("{} {}", parsed.format, parsed.dialect)
+        };
         errors.push(format!(
-            "{prefix}no JSON-RPC traffic found (read as {} {})",
-            parsed.format, parsed.dialect
+            "{prefix}no JSON-RPC traffic found (read as {read_as})"
         ));
     }
     Loaded {
@@ -674,6 +682,9 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
         bail!("--slow-factor must be a positive number");
     }
+    if args.timeout <= 0 {
+        bail!("--timeout must be longer than 0 (every response would be late)");
+    }
     let cfg = Config {
         timeout_us: args.timeout,
         slow_us: args.slow,
@@ -685,8 +696,19 @@ fn analyze_cmd(args: AnalyzeArgs) -> Result<u8> {
     let own: Vec<PathBuf> = args.out.iter().chain(&args.shard_dir).cloned().collect();
     let specs = source::expand_excluding(&args.inputs, &own);
     if specs.is_empty() {
+        let skipped = if own.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (the run's own output folders are not read: {})",
+                own.iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         bail!(
-            "no input files found in {}",
+            "no input files found in {}{skipped}",
             args.inputs
                 .iter()
                 .map(|p| p.display().to_string())

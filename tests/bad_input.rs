@@ -197,3 +197,32 @@ fn pair_findings_name_the_half_they_are_in() {
             .contains("p2.client-to-server.jsonl not found; read alone")
     );
 }
+
+/// `--timeout 0` would make every response late: a usage error.
+#[test]
+fn zero_timeout_is_refused() {
+    let o = mcp_audit(&[&good(), "--timeout", "0", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        "mcp-audit: --timeout must be longer than 0 (every response would be late)"
+    );
+}
+
+/// A folder that is the run's own `--out` is not read, and the message
+/// says so instead of only "no input files".
+#[test]
+fn own_output_folder_is_named_when_nothing_is_left() {
+    let dir = out_dir("own_out_only");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(good(), dir.join("b01.har")).unwrap();
+    let d = dir.to_str().unwrap();
+    let o = mcp_audit(&[d, "--out", d, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        format!(
+            "mcp-audit: no input files found in {d} (the run's own output folders are not read: {d})"
+        )
+    );
+}
