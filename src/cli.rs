@@ -206,15 +206,56 @@ fn stream_lines(
     progress: &Progress,
 ) -> Option<Loaded> {
     let safe = ingest::chunk::safe_start(dialect)?;
-    let mut reader = match source::BlockReader::open(path) {
+    let reader = match source::BlockReader::open(path) {
         Ok(Some(r)) => r,
         _ => return None,
     };
     let display = path.display().to_string();
+    let blocks = Blocks {
+        file_index,
+        input,
+        dialect,
+        block_bytes,
+        safe,
+    };
+    Some(stream_blocks(
+        reader,
+        display,
+        &blocks,
+        cfg,
+        progress,
+        Vec::new(),
+        false,
+    ))
+}
+
+/// Where a block-read line log goes: its input, dialect, block size and
+/// where a block may start (`ingest::chunk::safe_start`).
+struct Blocks {
+    file_index: u32,
+    input: usize,
+    dialect: ingest::detect::Dialect,
+    block_bytes: usize,
+    safe: fn(&[u8]) -> bool,
+}
+
+/// [`stream_lines`] on a reader: `errors` (and `fatal`) are problems found
+/// before (a damaged compressed stream).
+fn stream_blocks(
+    mut reader: source::BlockReader,
+    display: String,
+    b: &Blocks,
+    cfg: &Config,
+    progress: &Progress,
+    before: Vec<String>,
+    damaged: bool,
+) -> Loaded {
+    let (file_index, input, dialect, block_bytes, safe) =
+        (b.file_index, b.input, b.dialect, b.block_bytes, b.safe);
     let mut splitter = reconstruct::session::Splitter::default();
     let mut states: Vec<Option<(reconstruct::order::LineOrder, analyze::engine::Walker<'_>)>> =
         Vec::new();
-    let mut errors = Vec::new();
+    let mut errors = before;
     let mut other_lines = 0u64;
     let mut any_frame = false;
     let mut fatal = false;
@@ -341,7 +382,7 @@ fn stream_lines(
         .iter()
         .map(|w| format!("{display}: {w}"))
         .collect();
-    let mut l = finish(display, reader.bytes, parsed, warnings, fatal);
+    let mut l = finish(display, reader.bytes, parsed, warnings, fatal || damaged);
     let prefix = format!("{}: ", l.info.file);
     l.info.errors.extend(errors.into_iter().map(|e| {
         if e.starts_with(&prefix) {
@@ -360,7 +401,7 @@ fn stream_lines(
     }
     l.info.sessions = results.iter().filter(|r| r.counts.sessions > 0).count();
     l.results = results;
-    Some(l)
+    l
 }
 
 fn load(
@@ -386,7 +427,44 @@ fn load(
                     return counted(l, progress);
                 }
             }
-            counted(load_file(path, file_index, format), progress)
+            let file = match source::read(path) {
+                Ok(f) => f,
+                Err(e) => {
+                    return counted(unreadable(path.display().to_string(), path, e), progress);
+                }
+            };
+            // A compressed line log is decompressed whole, then read block
+            // by block like a plain one: its records are never all held.
+            if spec.rotation.is_none()
+                && file.compression.is_some()
+                && matches!(format, FormatArg::Auto | FormatArg::Stdio)
+            {
+                if let Format::Lines(d) = ingest::detect_format(&file.text) {
+                    if let Some(safe) = ingest::chunk::safe_start(d) {
+                        let display = path.display().to_string();
+                        let damage: Vec<String> =
+                            file.damage.iter().map(|d| d.to_string()).collect();
+                        let damaged = file.damage.is_some();
+                        let reader = source::BlockReader::from_text(
+                            &display,
+                            file.text,
+                            file.bytes,
+                            file.warnings,
+                        );
+                        let blocks = Blocks {
+                            file_index,
+                            input,
+                            dialect: d,
+                            block_bytes,
+                            safe,
+                        };
+                        return stream_blocks(
+                            reader, display, &blocks, cfg, progress, damage, damaged,
+                        );
+                    }
+                }
+            }
+            counted(load_read(path, file, file_index, format), progress)
         }
         source::InputKind::Pair { name, c2s, s2c } => {
             let display = c2s.display().to_string();
@@ -556,12 +634,10 @@ fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
     }
 }
 
-fn load_file(path: &Path, file_index: u32, format: FormatArg) -> Loaded {
+/// Parses a file read whole (HAR and SSE captures, rotated logs and
+/// anything not read block by block).
+fn load_read(path: &Path, file: source::SourceFile, file_index: u32, format: FormatArg) -> Loaded {
     let display = path.display().to_string();
-    let file = match source::read(path) {
-        Ok(f) => f,
-        Err(e) => return unreadable(display, path, e),
-    };
     let input = Input {
         file: file_index,
         name: &file.display,

@@ -885,7 +885,7 @@ pub struct Block {
 /// never held whole in memory (issue 5: memory bounded by what is in
 /// flight). Errors name the file and the byte offset.
 pub struct BlockReader {
-    file: std::fs::File,
+    file: Box<dyn std::io::Read + Send>,
     display: String,
     carry: Vec<u8>,
     next_line: u64,
@@ -904,7 +904,7 @@ pub struct BlockReader {
 /// Appends up to `want` bytes of `file` to `buf` (fewer only at the end of
 /// the file), into `buf`'s spare capacity: nothing is zeroed first.
 fn read_more(
-    file: &mut std::fs::File,
+    file: &mut (dyn std::io::Read + Send),
     buf: &mut Vec<u8>,
     want: usize,
     display: &str,
@@ -952,7 +952,7 @@ impl BlockReader {
             next_offset = 3;
         }
         Ok(Some(BlockReader {
-            file,
+            file: Box::new(file),
             display,
             carry,
             next_line: 1,
@@ -962,6 +962,24 @@ impl BlockReader {
             bytes,
             warnings: Vec::new(),
         }))
+    }
+
+    /// Reads text already decoded (a decompressed file, see [`read`]) block
+    /// by block, as [`BlockReader::open`] reads a plain file: the records
+    /// are not all held, only the text. `bytes` is the size on disk;
+    /// `warnings` the decoding problems [`read`] found.
+    pub fn from_text(display: &str, text: String, bytes: u64, warnings: Vec<String>) -> Self {
+        BlockReader {
+            file: Box::new(std::io::Cursor::new(text.into_bytes())),
+            display: display.to_string(),
+            carry: Vec::new(),
+            next_line: 1,
+            next_offset: 0,
+            eof: false,
+            pool: Vec::new(),
+            bytes,
+            warnings,
+        }
     }
 
     /// Hands a block's buffer back for reuse by the next blocks (optional:
@@ -987,7 +1005,7 @@ impl BlockReader {
         let cut = loop {
             if !self.eof && buf.len() < target.max(1) {
                 let want = target.max(1) - buf.len();
-                if read_more(&mut self.file, &mut buf, want, &self.display)? == 0 {
+                if read_more(self.file.as_mut(), &mut buf, want, &self.display)? == 0 {
                     self.eof = true;
                 }
                 continue;
@@ -1013,7 +1031,7 @@ impl BlockReader {
                 None => {
                     // No safe cut yet: read more.
                     let want = target.max(1);
-                    if read_more(&mut self.file, &mut buf, want, &self.display)? == 0 {
+                    if read_more(self.file.as_mut(), &mut buf, want, &self.display)? == 0 {
                         self.eof = true;
                     }
                 }

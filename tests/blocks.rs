@@ -96,3 +96,55 @@ fn tiny_blocks_change_nothing() {
         }
     }
 }
+
+/// A compressed line log is decompressed, then read block by block like a
+/// plain one (its records never all held): the same findings, pairs and
+/// batches as the plain file, for any block size.
+#[test]
+fn compressed_logs_read_by_blocks_like_plain_ones() {
+    use std::io::Write;
+    let dir = out_dir("blocks_gz_corpus");
+    let env = dir.join("g.ndjson");
+    let g = Command::new("python3")
+        .arg(tool("gen_traffic.py"))
+        .args([
+            "--format",
+            "envelope",
+            "--seed",
+            "33",
+            "--sessions",
+            "5",
+            "--messages",
+            "150",
+            "--faults",
+            "0.1",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&env)
+        .output()
+        .unwrap();
+    assert!(g.status.success());
+    let gz = dir.join("g.ndjson.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(&std::fs::read(&env).unwrap()).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let plain = outputs(&[env.to_str().unwrap()], &[], "blocks_gz_plain");
+    for (size, threads) in [("4194304", "2"), ("97", "1"), ("1", "2")] {
+        let got = outputs(
+            &[gz.to_str().unwrap()],
+            &["--block-bytes", size, "--threads", threads],
+            &format!("blocks_gz_{size}_{threads}"),
+        );
+        for ((name, a), (_, b)) in plain.iter().zip(&got).skip(1) {
+            let b = String::from_utf8_lossy(b).replace("g.ndjson.gz", "g.ndjson");
+            assert!(
+                String::from_utf8_lossy(a) == b,
+                "{name} differs for the gzip, --block-bytes {size} --threads {threads}"
+            );
+        }
+        let totals =
+            |s: &[u8]| serde_json::from_slice::<serde_json::Value>(s).unwrap()["totals"].clone();
+        assert_eq!(totals(&plain[0].1), totals(&got[0].1));
+    }
+}
