@@ -25,51 +25,26 @@ fn outputs(inputs: &[&str], extra: &[&str], name: &str) -> Vec<(String, Vec<u8>)
         .collect()
 }
 
+/// Writes a generated corpus (`gen_traffic.py`, 0.1 faults) to `out`.
+fn generate(format: &str, seed: &str, sessions: &str, messages: &str, out: &std::path::Path) {
+    let g = Command::new("python3")
+        .arg(tool("gen_traffic.py"))
+        .args(["--format", format, "--seed", seed, "--sessions", sessions])
+        .args(["--messages", messages, "--faults", "0.1", "-q"])
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+}
+
 #[test]
 fn tiny_blocks_change_nothing() {
     let dir = out_dir("blocks_corpus");
     let corpus = dir.join("c.log");
-    let g = Command::new("python3")
-        .arg(tool("gen_traffic.py"))
-        .args([
-            "--format",
-            "claude",
-            "--seed",
-            "31",
-            "--sessions",
-            "6",
-            "--messages",
-            "200",
-            "--faults",
-            "0.1",
-            "-q",
-        ])
-        .arg("--out")
-        .arg(&corpus)
-        .output()
-        .unwrap();
-    assert!(g.status.success());
+    generate("claude", "31", "6", "200", &corpus);
     let env = dir.join("e.ndjson");
-    let g = Command::new("python3")
-        .arg(tool("gen_traffic.py"))
-        .args([
-            "--format",
-            "envelope",
-            "--seed",
-            "32",
-            "--sessions",
-            "6",
-            "--messages",
-            "200",
-            "--faults",
-            "0.1",
-            "-q",
-        ])
-        .arg("--out")
-        .arg(&env)
-        .output()
-        .unwrap();
-    assert!(g.status.success());
+    generate("envelope", "32", "6", "200", &env);
     let real = root().join("samples/real");
     let claude = real.join("stdio_py-client__py-server.claude.log");
     let logger = real.join("stdio_py-client__py-server.logger.log");
@@ -105,26 +80,7 @@ fn compressed_logs_read_by_blocks_like_plain_ones() {
     use std::io::Write;
     let dir = out_dir("blocks_gz_corpus");
     let env = dir.join("g.ndjson");
-    let g = Command::new("python3")
-        .arg(tool("gen_traffic.py"))
-        .args([
-            "--format",
-            "envelope",
-            "--seed",
-            "33",
-            "--sessions",
-            "5",
-            "--messages",
-            "150",
-            "--faults",
-            "0.1",
-            "-q",
-        ])
-        .arg("--out")
-        .arg(&env)
-        .output()
-        .unwrap();
-    assert!(g.status.success());
+    generate("envelope", "33", "5", "150", &env);
     let gz = dir.join("g.ndjson.gz");
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(&std::fs::read(&env).unwrap()).unwrap();

@@ -2105,17 +2105,7 @@ mod tests {
             b'"', b'{', b'}', b'[', b']', b',', b':', b'0', b'-', b'n', b' ',
         ];
         for e in entries.iter().filter(|e| e.len() < 1500).take(12) {
-            let b = e.as_bytes();
-            for i in 0..b.len() {
-                let mut d = b.to_vec();
-                d.remove(i);
-                texts.extend(String::from_utf8(d).ok());
-                for &c in &swaps {
-                    let mut r = b.to_vec();
-                    r[i] = c;
-                    texts.extend(String::from_utf8(r).ok());
-                }
-            }
+            texts.extend(crate::record::scan::edits::one_byte_edits(e, &swaps, false));
         }
         let (mut skimmed, mut total) = (0, 0);
         for t in &texts {

@@ -67,28 +67,12 @@ pub fn whole<'a, T>(text: &'a str, read: impl FnOnce(&mut Skim<'a>) -> Option<T>
 /// whole of `text` (whitespace around it allowed), in order. `None` as for
 /// [`object_members`].
 pub fn array_items<'a>(text: &'a str, mut item: impl FnMut(&'a str)) -> Option<()> {
-    let mut s = Skim::new(text);
-    s.ws();
-    s.expect(b'[')?;
-    s.ws();
-    if s.eat(b']') {
-        s.ws();
-        return s.at_end();
-    }
-    loop {
-        s.ws();
-        let start = s.i;
-        s.value(1)?;
-        item(&text[start..s.i]);
-        s.ws();
-        if s.eat(b',') {
-            continue;
-        }
-        s.expect(b']')?;
-        break;
-    }
-    s.ws();
-    s.at_end()
+    whole(text, |s| {
+        s.items(|sk| {
+            item(sk.value_raw()?);
+            Some(())
+        })
+    })
 }
 
 /// The text of a JSON string value written without escapes (`"abc"` →
@@ -232,26 +216,10 @@ impl<'a> Skim<'a> {
 
     /// An object at `i`; `member(key, raw value)` per member.
     fn object(&mut self, mut member: impl FnMut(&'a str, &'a str)) -> Option<()> {
-        self.expect(b'{')?;
-        self.ws();
-        if self.eat(b'}') {
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let key = self.key()?;
-            self.ws();
-            self.expect(b':')?;
-            self.ws();
-            let v0 = self.i;
-            self.value(1)?;
-            member(key, &self.text[v0..self.i]);
-            self.ws();
-            if self.eat(b',') {
-                continue;
-            }
-            return self.expect(b'}');
-        }
+        self.members(|key, sk| {
+            member(key, sk.value_raw()?);
+            Some(())
+        })
     }
 
     /// Skips one value at `i` (no leading whitespace), nested `depth` deep.
@@ -496,8 +464,38 @@ fn has_control(span: &[u8]) -> bool {
     span.iter().fold(u8::MAX, |m, &c| m.min(c)) < 0x20
 }
 
+/// Test inputs shared by the differential tests here and in
+/// `ingest::har`.
+#[cfg(test)]
+pub(crate) mod edits {
+    /// `seed`, every one-byte deletion of it, every swap of one byte for one
+    /// of `swaps`, and (with `insert`) every insertion of one of them: the
+    /// ones that are still UTF-8.
+    pub(crate) fn one_byte_edits(seed: &str, swaps: &[u8], insert: bool) -> Vec<String> {
+        let b = seed.as_bytes();
+        let mut texts = vec![seed.to_string()];
+        for i in 0..b.len() {
+            let mut d = b.to_vec();
+            d.remove(i);
+            texts.extend(String::from_utf8(d).ok());
+            for &c in swaps {
+                let mut r = b.to_vec();
+                r[i] = c;
+                texts.extend(String::from_utf8(r).ok());
+                if insert {
+                    let mut ins = b.to_vec();
+                    ins.insert(i, c);
+                    texts.extend(String::from_utf8(ins).ok());
+                }
+            }
+        }
+        texts
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::edits::one_byte_edits;
     use super::*;
     use serde::de::{Deserializer, MapAccess, Visitor};
     use serde_json::value::RawValue;
@@ -567,22 +565,7 @@ mod tests {
         ];
         let mut checked = 0;
         for seed in SEEDS {
-            let b = seed.as_bytes();
-            let mut texts = vec![seed.to_string()];
-            for i in 0..b.len() {
-                let mut d = b.to_vec();
-                d.remove(i);
-                texts.extend(String::from_utf8(d).ok());
-                for &c in &swaps {
-                    let mut r = b.to_vec();
-                    r[i] = c;
-                    texts.extend(String::from_utf8(r).ok());
-                    let mut ins = b.to_vec();
-                    ins.insert(i, c);
-                    texts.extend(String::from_utf8(ins).ok());
-                }
-            }
-            for t in &texts {
+            for t in &one_byte_edits(seed, &swaps, true) {
                 let (fast, slow) = (skim_members(t), serde_members(t));
                 if let Some(f) = &fast {
                     assert_eq!(Some(f), slow.as_ref(), "object {t:?}");
@@ -612,19 +595,7 @@ mod tests {
         let swaps = [b'"', b'\\', b'u', b'd', b'8', b'0', b'n', b'x', 0x01];
         let mut n = 0;
         for seed in seeds {
-            let b = seed.as_bytes();
-            let mut texts = vec![seed.to_string()];
-            for i in 0..b.len() {
-                let mut d = b.to_vec();
-                d.remove(i);
-                texts.extend(String::from_utf8(d).ok());
-                for &c in &swaps {
-                    let mut r = b.to_vec();
-                    r[i] = c;
-                    texts.extend(String::from_utf8(r).ok());
-                }
-            }
-            for t in &texts {
+            for t in &one_byte_edits(seed, &swaps, false) {
                 let fast = whole(t, |s| s.string_value());
                 let slow = serde_json::from_str::<Cow<str>>(t).ok();
                 if let Some(f) = &fast {
