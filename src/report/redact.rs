@@ -35,29 +35,36 @@ use crate::analyze::Analysis;
 /// What a redacted value is replaced with.
 pub const MARK: &str = "[REDACTED]";
 
-/// Header names whose value is a credential.
+/// Header names whose value is a credential: the known ones, and any `X-`
+/// header whose name says auth, token, secret, API key or password
+/// (`X-Custom-Auth`). `Mcp-Session-Id` is not a secret.
 fn is_secret_header(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
-    matches!(
-        n.as_str(),
-        "authorization"
-            | "proxy-authorization"
-            | "cookie"
-            | "set-cookie"
-            | "x-api-key"
-            | "api-key"
-            | "apikey"
-            | "x-auth-token"
-            | "x-access-token"
-            | "x-csrf-token"
-            | "x-xsrf-token"
-            | "x-amz-security-token"
-            | "x-goog-api-key"
-            | "openai-api-key"
-            | "anthropic-api-key"
-            | "x-anthropic-api-key"
-            | "private-token"
-    )
+    let says_secret = n.starts_with("x-")
+        && ["auth", "token", "secret", "api-key", "apikey", "password"]
+            .iter()
+            .any(|w| n.contains(w));
+    says_secret
+        || matches!(
+            n.as_str(),
+            "authorization"
+                | "proxy-authorization"
+                | "cookie"
+                | "set-cookie"
+                | "x-api-key"
+                | "api-key"
+                | "apikey"
+                | "x-auth-token"
+                | "x-access-token"
+                | "x-csrf-token"
+                | "x-xsrf-token"
+                | "x-amz-security-token"
+                | "x-goog-api-key"
+                | "openai-api-key"
+                | "anthropic-api-key"
+                | "x-anthropic-api-key"
+                | "private-token"
+        )
 }
 
 /// URL query parameter names whose value is a credential.
@@ -188,6 +195,8 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
         r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
         r"|\bAIza[0-9A-Za-z_-]{30,}",
         r"|\bglpat-[A-Za-z0-9_-]{20,}",
+        // Stripe secret and restricted keys.
+        r"|\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
     ))
     .expect("valid regex")
 });
@@ -323,6 +332,22 @@ mod tests {
         let out = redact(s).into_owned();
         assert_eq!(redact(&out), out, "redaction is idempotent");
         out
+    }
+
+    #[test]
+    fn custom_auth_headers_and_stripe_keys() {
+        assert_eq!(
+            r("X-Custom-Auth: SECRETCUSTOMHDR55\nMcp-Session-Id: abc\nX-Request-Id: 7"),
+            "X-Custom-Auth: [REDACTED]\nMcp-Session-Id: abc\nX-Request-Id: 7"
+        );
+        assert_eq!(
+            r(r#"{"name":"X-Service-Token","value":"t0k3n"}"#),
+            r#"{"name":"X-Service-Token","value":"[REDACTED]"}"#
+        );
+        assert_eq!(
+            r("key sk_live_abcdefghijklmnopqrstuvwx and rk_test_ABCDEFGHIJKLMNOP12"),
+            "key [REDACTED] and [REDACTED]"
+        );
     }
 
     #[test]
