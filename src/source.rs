@@ -1167,26 +1167,14 @@ impl TextChunks {
 
     /// Reads until `buf` holds a chunk or the file ends.
     fn fill(&mut self) -> Result<(), SourceError> {
-        use std::io::Read;
         let ChunkSource::Plain { file, eof } = &mut self.src else {
             return Ok(());
         };
-        while !*eof && self.buf.len() < TEXT_CHUNK {
-            let start = self.buf.len();
-            self.buf.resize(TEXT_CHUNK, 0);
-            match file.read(&mut self.buf[start..]) {
-                Ok(0) => {
-                    self.buf.truncate(start);
-                    *eof = true;
-                }
-                Ok(n) => self.buf.truncate(start + n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                    self.buf.truncate(start);
-                }
-                Err(e) => {
-                    self.buf.truncate(start);
-                    return Err(SourceError::Unreadable(self.display.clone(), e));
-                }
+        if !*eof && self.buf.len() < TEXT_CHUNK {
+            // Into spare capacity: nothing zeroed first (`read_more`).
+            let want = TEXT_CHUNK - self.buf.len();
+            if read_more(file, &mut self.buf, want, &self.display)? < want {
+                *eof = true;
             }
         }
         Ok(())
@@ -1256,9 +1244,15 @@ impl TextChunks {
         } else {
             utf8_cut(&self.buf)
         };
-        self.out.clear();
         match std::str::from_utf8(&self.buf[..cut]) {
-            Ok(_) => self.out.extend_from_slice(&self.buf[..cut]),
+            Ok(_) => {
+                // The read buffer itself is handed out (no copy); the bytes
+                // after the cut (an unfinished character) start the next.
+                std::mem::swap(&mut self.out, &mut self.buf);
+                self.buf.clear();
+                self.buf.extend_from_slice(&self.out[cut..]);
+                self.out.truncate(cut);
+            }
             Err(e) => {
                 if self.warnings.is_empty() {
                     self.warnings.push(format!(
@@ -1266,11 +1260,12 @@ impl TextChunks {
                         self.raw_at + e.valid_up_to() as u64
                     ));
                 }
+                self.out.clear();
                 self.out
                     .extend_from_slice(String::from_utf8_lossy(&self.buf[..cut]).as_bytes());
+                self.buf.drain(..cut);
             }
         }
-        self.buf.drain(..cut);
         self.raw_at += cut as u64;
         Ok(Some(&self.out))
     }

@@ -391,11 +391,11 @@ impl<'a> Skim<'a> {
 /// (RFC 8259 §7); `None` for a lone surrogate.
 fn unescape(raw: &str) -> Option<String> {
     let b = raw.as_bytes();
-    let mut out = String::with_capacity(raw.len());
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut seg = 0;
     while let Some(rel) = memchr::memchr(b'\\', &b[seg..]) {
         let j = seg + rel;
-        out.push_str(&raw[seg..j]);
+        copy_run(&mut out, b, seg, j);
         let (c, used) = match b[j + 1] {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
@@ -426,11 +426,28 @@ fn unescape(raw: &str) -> Option<String> {
                 }
             }
         };
-        out.push(c);
+        let mut utf8 = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
         seg = j + used;
     }
-    out.push_str(&raw[seg..]);
-    Some(out)
+    out.extend_from_slice(&b[seg..]);
+    // Whole characters were copied and escapes decoded: always UTF-8.
+    String::from_utf8(out).ok()
+}
+
+/// Appends `b[from..to]` to `out`. Runs between escapes are short in JSON
+/// held in a JSON string (a few bytes between `\"`): a run of at most 16
+/// bytes is copied as a fixed 16-byte block (no call) and cut back.
+fn copy_run(out: &mut Vec<u8>, b: &[u8], from: usize, to: usize) {
+    let n = to - from;
+    if n <= 16 && from + 16 <= b.len() {
+        let keep = out.len() + n;
+        let block: &[u8; 16] = b[from..from + 16].try_into().expect("16 bytes");
+        out.extend_from_slice(block);
+        out.truncate(keep);
+    } else {
+        out.extend_from_slice(&b[from..to]);
+    }
 }
 
 /// The four hex digits at `j` of `b`, as a number.
