@@ -239,8 +239,9 @@ struct Blocks {
     safe: fn(&[u8]) -> bool,
 }
 
-/// [`stream_lines`] on a reader: `errors` (and `fatal`) are problems found
-/// before (a damaged compressed stream).
+/// [`stream_lines`] on a reader: `before` are the error lines of problems
+/// found while decoding the file, `damaged` whether those make the input
+/// incomplete (a damaged compressed stream: the run exits 2).
 fn stream_blocks(
     mut reader: source::BlockReader,
     display: String,
@@ -442,15 +443,10 @@ fn load(
                 if let Format::Lines(d) = ingest::detect_format(&file.text) {
                     if let Some(safe) = ingest::chunk::safe_start(d) {
                         let display = path.display().to_string();
-                        let damage: Vec<String> =
-                            file.damage.iter().map(|d| d.to_string()).collect();
-                        let damaged = file.damage.is_some();
-                        let reader = source::BlockReader::from_text(
-                            &display,
-                            file.text,
-                            file.bytes,
-                            file.warnings,
-                        );
+                        let (before, damaged) =
+                            decode_problems(&display, &file.warnings, file.damage.as_ref());
+                        let reader =
+                            source::BlockReader::from_text(&display, file.text, file.bytes);
                         let blocks = Blocks {
                             file_index,
                             input,
@@ -459,7 +455,7 @@ fn load(
                             safe,
                         };
                         return stream_blocks(
-                            reader, display, &blocks, cfg, progress, damage, damaged,
+                            reader, display, &blocks, cfg, progress, before, damaged,
                         );
                     }
                 }
@@ -605,14 +601,21 @@ fn stream_har(path: &Path, file_index: u32, format: FormatArg) -> Option<Loaded>
     }
     drop((chunk, spare));
     let parsed = har.finish();
-    let mut warnings: Vec<String> = src
-        .warnings
-        .iter()
-        .map(|w| format!("{display}: {w}"))
-        .collect();
-    let damaged = src.damage.is_some();
-    warnings.extend(src.damage.iter().map(|d| d.to_string()));
-    Some(finish(display, src.bytes, parsed, warnings, damaged))
+    let (errors, damaged) = decode_problems(&display, &src.warnings, src.damage.as_ref());
+    Some(finish(display, src.bytes, parsed, errors, damaged))
+}
+
+/// The error lines of what decoding a file found (invalid UTF-8, each
+/// named after the file, then a damaged compressed stream's line) and
+/// whether the input is incomplete (the run then exits 2).
+fn decode_problems(
+    display: &str,
+    warnings: &[String],
+    damage: Option<&source::StreamError>,
+) -> (Vec<String>, bool) {
+    let mut lines: Vec<String> = warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    lines.extend(damage.map(|d| d.to_string()));
+    (lines, damage.is_some())
 }
 
 /// An input that cannot be read: one fatal error line.
@@ -652,16 +655,10 @@ fn load_read(path: &Path, file: source::SourceFile, file_index: u32, format: For
         (FormatArg::Stdio, _) => Format::Unknown,
     };
     let parsed = ingest::parse(input, fmt);
-    let mut warnings: Vec<String> = file
-        .warnings
-        .iter()
-        .map(|w| format!("{display}: {w}"))
-        .collect();
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
-    let damaged = file.damage.is_some();
-    warnings.extend(file.damage.iter().map(|d| d.to_string()));
-    let mut l = finish(display, file.bytes, parsed, warnings, damaged);
+    let (errors, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+    let mut l = finish(display, file.bytes, parsed, errors, damaged);
     if fmt == Format::Unknown {
         l.fatal = true;
     }

@@ -966,9 +966,9 @@ impl BlockReader {
 
     /// Reads text already decoded (a decompressed file, see [`read`]) block
     /// by block, as [`BlockReader::open`] reads a plain file: the records
-    /// are not all held, only the text. `bytes` is the size on disk;
-    /// `warnings` the decoding problems [`read`] found.
-    pub fn from_text(display: &str, text: String, bytes: u64, warnings: Vec<String>) -> Self {
+    /// are not all held, only the text. `bytes` is the size on disk. The
+    /// decoding problems [`read`] found are the caller's to report.
+    pub fn from_text(display: &str, text: String, bytes: u64) -> Self {
         BlockReader {
             file: Box::new(std::io::Cursor::new(text.into_bytes())),
             display: display.to_string(),
@@ -978,7 +978,7 @@ impl BlockReader {
             eof: false,
             pool: Vec::new(),
             bytes,
-            warnings,
+            warnings: Vec::new(),
         }
     }
 

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{mcp_audit, out_dir, root, tool};
+use common::{mcp_audit_ok, out_dir, root, tool};
 
 fn outputs(inputs: &[&str], extra: &[&str], name: &str) -> Vec<(String, Vec<u8>)> {
     let out = out_dir(name);
@@ -13,12 +13,7 @@ fn outputs(inputs: &[&str], extra: &[&str], name: &str) -> Vec<(String, Vec<u8>)
     let o = out.to_str().unwrap().to_string();
     args.extend(["--out", &o, "-q"]);
     args.extend(extra);
-    let r = mcp_audit(&args);
-    assert!(
-        matches!(r.status.code(), Some(0) | Some(1)),
-        "{}",
-        String::from_utf8_lossy(&r.stderr)
-    );
+    mcp_audit_ok(&args);
     ["summary.json", "findings.csv", "pairs.csv", "batches.csv"]
         .iter()
         .map(|n| (n.to_string(), std::fs::read(out.join(n)).unwrap()))

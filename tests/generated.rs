@@ -8,7 +8,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{mcp_audit, out_dir, tool};
+use common::{mcp_audit_ok, out_dir, tool};
 
 fn run(format: &str, seed: u32, sessions: u32, messages: u32) {
     let name = format!("gen_{format}_{seed}");
@@ -46,17 +46,12 @@ fn run(format: &str, seed: u32, sessions: u32, messages: u32) {
         .expect("gen_traffic.py");
     assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
     let out = dir.join("out");
-    let o = mcp_audit(&[
+    mcp_audit_ok(&[
         corpus.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "-q",
     ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(1)),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
     let c = Command::new("python3")
         .arg(tool("check_manifest.py"))
         .arg(&manifest)

@@ -46,14 +46,6 @@ pub struct Envelope<'a> {
 /// (a repeated member: the last).
 struct Slots<'a>([Option<&'a str>; 9]);
 
-impl<'a> Slots<'a> {
-    fn take(&mut self, key: &str, raw: &'a str) {
-        if let Some(i) = NAMES.iter().position(|n| *n == key) {
-            self.0[i] = Some(raw);
-        }
-    }
-}
-
 const NAMES: [&str; 9] = [
     "msg",
     "message",
@@ -76,11 +68,11 @@ impl<'de> Visitor<'de> for EnvVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut s = Slots([None; 9]);
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if NAMES.contains(&key.as_ref()) {
-                let raw = map.next_value::<&'de RawValue>()?;
-                s.take(key.as_ref(), raw.get());
-            } else {
-                map.next_value::<IgnoredAny>()?;
+            match NAMES.iter().position(|n| *n == key.as_ref()) {
+                Some(i) => s.0[i] = Some(map.next_value::<&'de RawValue>()?.get()),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
             }
         }
         Ok(s)

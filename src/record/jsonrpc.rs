@@ -161,20 +161,32 @@ pub fn parse_payload(text: &str) -> Result<Payload, PayloadError> {
     match t.as_bytes().first() {
         Some(b'{') => parse_message(t).map(Payload::Single),
         Some(b'[') => {
-            let mut items: Vec<&str> = Vec::new();
-            if scan::array_items(t, |r| items.push(r)).is_none() {
-                items = serde_json::from_str::<Vec<&RawValue>>(t)
-                    .map_err(|e| PayloadError::Syntax(e.to_string()))?
-                    .into_iter()
-                    .map(RawValue::get)
-                    .collect();
-            }
-            let mut members = Vec::with_capacity(items.len());
-            for r in items {
-                if r.starts_with('{') {
-                    members.push(Member::Message(parse_message(r)?));
-                } else {
-                    members.push(Member::NotObject);
+            // Each member is classified in the same pass that reads the
+            // array; serde_json reads the batch when the skim is not sure.
+            let mut members = Vec::new();
+            let skimmed = scan::whole(t, |s| {
+                s.items(|sk| {
+                    let member = if sk.peek() == Some(b'{') {
+                        Member::Message(MessageMembers::read(sk)?.1.into_message())
+                    } else {
+                        sk.value_raw()?;
+                        Member::NotObject
+                    };
+                    members.push(member);
+                    Some(())
+                })
+            });
+            if skimmed.is_none() {
+                let items = serde_json::from_str::<Vec<&RawValue>>(t)
+                    .map_err(|e| PayloadError::Syntax(e.to_string()))?;
+                members = Vec::with_capacity(items.len());
+                for raw in items {
+                    let r = raw.get();
+                    members.push(if r.starts_with('{') {
+                        Member::Message(parse_message(r)?)
+                    } else {
+                        Member::NotObject
+                    });
                 }
             }
             Ok(Payload::Batch(members))
@@ -439,7 +451,7 @@ fn error_shape(raw: &str) -> (bool, Option<i64>) {
     if !raw.starts_with('{') {
         return (false, None);
     }
-    let f = object_members(raw, &["code", "message"]);
+    let f = members_of(raw, &["code", "message"]);
     let code = f[0].and_then(|c| {
         if c.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
             c.parse::<i64>().ok()
@@ -451,7 +463,9 @@ fn error_shape(raw: &str) -> (bool, Option<i64>) {
     (code.is_some() && message_ok, code)
 }
 
-/// [`object_members`] for `N` names, without allocating.
+/// Raw values of the named members of one object text (missing → `None`;
+/// a repeated member: the last), by the skim, or by serde_json when the
+/// skim is not sure.
 fn members_of<'a, const N: usize>(raw: &'a str, names: &[&str; N]) -> [Option<&'a str>; N] {
     let mut out = [None; N];
     let skimmed = scan::object_members(raw, |k, v| {
@@ -459,29 +473,13 @@ fn members_of<'a, const N: usize>(raw: &'a str, names: &[&str; N]) -> [Option<&'
             out[i] = Some(v);
         }
     });
-    if skimmed.is_some() {
-        return out;
-    }
-    let v = object_members_serde(raw, names);
-    for (o, x) in out.iter_mut().zip(v) {
-        *o = x;
+    if skimmed.is_none() {
+        out = [None; N];
+        for (o, x) in out.iter_mut().zip(object_members_serde(raw, names)) {
+            *o = x;
+        }
     }
     out
-}
-
-/// Raw values of the named members of one object text (missing → `None`;
-/// a repeated member: the last).
-fn object_members<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>> {
-    let mut out = vec![None; names.len()];
-    let skimmed = scan::object_members(raw, |k, v| {
-        if let Some(i) = names.iter().position(|n| *n == k) {
-            out[i] = Some(v);
-        }
-    });
-    if skimmed.is_some() {
-        return out;
-    }
-    object_members_serde(raw, names)
 }
 
 fn object_members_serde<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>> {
@@ -528,7 +526,7 @@ fn params_fields(f: [Option<&str>; 4]) -> ParamsFields {
         ..Default::default()
     };
     if let Some(meta) = f[1].filter(|m| m.starts_with('{')) {
-        let m = object_members(meta, &["progressToken", META_PROTOCOL_VERSION]);
+        let m = members_of(meta, &["progressToken", META_PROTOCOL_VERSION]);
         out.progress_token = m[0].map(Id::from_raw);
         out.meta_protocol_version = m[1].and_then(str_value).map(|s| s.as_ref().into());
     }
@@ -543,10 +541,10 @@ struct ResultFields {
 }
 
 fn result_fields(raw: &str) -> ResultFields {
-    let f = object_members(raw, &["protocolVersion", "serverInfo"]);
+    let f = members_of(raw, &["protocolVersion", "serverInfo"]);
     let protocol_version = f[0].and_then(str_value).map(|s| s.as_ref().into());
     let server_info = f[1].filter(|r| r.starts_with('{')).map(|r| {
-        let g = object_members(r, &["name", "version"]);
+        let g = members_of(r, &["name", "version"]);
         let s = |x: Option<&str>| -> Box<str> {
             x.and_then(str_value)
                 .map(|s| s.as_ref().into())

@@ -32,11 +32,7 @@ pub const MAX_DEPTH: u32 = 100;
 /// an escape, or when it nests deeper than [`MAX_DEPTH`]: the caller must
 /// then drop what `member` was given and use serde_json instead.
 pub fn object_members<'a>(text: &'a str, member: impl FnMut(&'a str, &'a str)) -> Option<()> {
-    let mut s = Skim::new(text);
-    s.ws();
-    s.object(member)?;
-    s.ws();
-    s.at_end()
+    whole(text, |s| s.object(member))
 }
 
 /// Like [`object_members`], but the member's value is left to the caller:

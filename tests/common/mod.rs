@@ -30,6 +30,20 @@ pub fn mcp_audit(args: &[&str]) -> Output {
         .expect("run mcp-audit")
 }
 
+/// Runs `mcp-audit analyze ARGS` and asserts that it analysed: exit 0
+/// (clean) or 1 (findings), never 2; the exit code and stderr in the
+/// message otherwise.
+pub fn mcp_audit_ok(args: &[&str]) -> Output {
+    let o = mcp_audit(args);
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "mcp-audit {args:?}: exit {:?}: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 /// A fresh output directory under the target dir.
 pub fn out_dir(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -44,18 +58,12 @@ pub fn out_dir(name: &str) -> PathBuf {
 /// against `expected`; panics with the script's table on a mismatch.
 pub fn check_case(input: &Path, expected: &Path, name: &str) {
     let out = out_dir(name);
-    let o = mcp_audit(&[
+    mcp_audit_ok(&[
         input.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
         "-q",
     ]);
-    assert!(
-        matches!(o.status.code(), Some(0) | Some(1)),
-        "exit {:?}: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
     let c = Command::new("python3")
         .arg(tool("check_case.py"))
         .arg(expected)
