@@ -687,13 +687,9 @@ fn finish(
         && !parsed.format.is_empty()
         && parsed.format != "unknown"
     {
-        let read_as = if parsed.dialect == parsed.format || parsed.dialect.is_empty() {
-            parsed.format.to_string()
-        } else {
-            format!("{} {}", parsed.format, parsed.dialect)
-        };
         errors.push(format!(
-            "{prefix}no JSON-RPC traffic found (read as {read_as})"
+            "{prefix}no JSON-RPC traffic found (read as {})",
+            report::read_as(parsed.format, parsed.dialect)
         ));
     }
     Loaded {

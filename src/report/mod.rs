@@ -103,6 +103,16 @@ impl Report<'_> {
     }
 }
 
+/// How an input was read, for people: `har`, `stdio claude` — the dialect
+/// only when it says more than the format.
+pub fn read_as(format: &str, dialect: &str) -> String {
+    if dialect.is_empty() || dialect == format {
+        format.to_string()
+    } else {
+        format!("{format} {dialect}")
+    }
+}
+
 /// The file id of input `input`'s file, or of the server-to-client half of
 /// a per-direction pair (`half` 1), as parsers put it in `Provenance::file`.
 pub fn file_id(input: usize, half: u32) -> u32 {

@@ -160,8 +160,10 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             "    ",
             "    ",
             &format!(
-                "{} {}, {} session(s), {} bytes",
-                input.format, input.dialect, input.sessions, input.bytes
+                "{}, {} session(s), {} bytes",
+                super::read_as(&input.format, &input.dialect),
+                input.sessions,
+                input.bytes
             ),
         );
         for e in &input.errors {
