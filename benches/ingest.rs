@@ -1,6 +1,6 @@
 //! Criterion benches per input format (`Throughput::Bytes`): parsing alone,
 //! and parsing plus reconstruct and analyze. Corpora come from
-//! `../shared/tools/gen_traffic.py` (made once under target/corpora/bench/).
+//! `tools/gen_traffic.py` (made once under target/corpora/bench/).
 //!
 //! ```text
 //! cargo bench --bench ingest
@@ -19,7 +19,7 @@ fn corpus(format: &str, ext: &str) -> String {
     std::fs::create_dir_all(&dir).expect("mkdir");
     let path = dir.join(format!("{format}.{ext}"));
     if !path.exists() {
-        let tool = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_traffic.py");
+        let tool = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/gen_traffic.py");
         let ok = Command::new("python3")
             .arg(tool)
             .args([

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/<target>/ from the repository's samples (and
-# ../shared/cases when it is beside the clone). Idempotent; the corpora are
+# Seeds fuzz/corpus/<target>/ from the repository's test captures
+# (tests/data/cases, real, real2). Idempotent; the corpora are
 # not committed (fuzz/.gitignore). Large samples are skipped: libFuzzer's
 # default -max_len is 4096 bytes, so a seed beyond ~64 KiB only slows it.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=..
 max=65536
-dirs=("$root/samples/cases" "$root/samples/real")
-[ -d "$root/../shared/cases" ] && dirs+=("$root/../shared/cases")
+dirs=("$root/tests/data/cases" "$root/tests/data/real" "$root/tests/data/real2")
 
 seed() { # seed TARGET FILE...
     local t=$1; shift

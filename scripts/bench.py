@@ -4,11 +4,11 @@ on the same files (issue 5).
 
     scripts/bench.py [--size-mb 200] [--har-mb 100] [--skip-peers] [--repeat 2] [--out reports/bench-latest.md]
 
-Makes corpora with ../shared/tools/gen_traffic.py (envelope, claude and har,
+Makes corpora with tools/gen_traffic.py (envelope, claude and har,
 faults on) under target/corpora/, then times, on each file:
   - the floor `wc -l`,
   - `mcp-audit analyze` with --threads 1 and --threads 2 (outputs compared),
-  - on the envelope corpus, the peers in ../shared/tools/peers/ (Python,
+  - on the envelope corpus, the peers in tools/peers/ (Python,
     DuckDB, jq).
 Each run goes through `/usr/bin/time -v` for wall time and peak RSS. Prints
 a Markdown table (MB/s, ratio of each tool to mcp-audit, peak RSS) and checks
@@ -27,11 +27,11 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = os.path.join(ROOT, "..", "shared", "tools")
+TOOLS = os.path.join(ROOT, "tools")
 CORPORA = os.path.join(ROOT, "target", "corpora")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BIN = os.path.join(TARGET, "release", "mcp-audit")
-# Fault kinds the peers implement the same way (see ../shared/tools/README.md).
+# Fault kinds the peers implement the same way (see tools/README.md).
 PEER_KINDS = ("duplicate_id,id_reused,unknown_id_response,duplicate_response,missing_response,late_response,"
               "cancelled_request,null_id_error,invalid_request,bad_jsonrpc_version,result_and_error,"
               "neither_result_nor_error,empty_batch,notification_batch_replied,response_count_mismatch,"

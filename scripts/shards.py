@@ -8,7 +8,7 @@ equal one mcp-audit run over every input at once.
                       [--size-mb 3] [--bin PATH] [--engines duckdb,spark]
 
 Steps:
-  1. corpus: --hosts x --days shards made by ../shared/tools/gen_traffic.py,
+  1. corpus: --hosts x --days shards made by tools/gen_traffic.py,
      each a few MB with faults on and its own seed; hosts differ in format
      (envelope NDJSON, [STDIN]/[STDOUT] proxy log, HAR), as a fleet would.
   2. one mcp-audit run per shard:
@@ -46,7 +46,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-GEN = ROOT.parent / "shared" / "tools" / "gen_traffic.py"
+GEN = ROOT / "tools" / "gen_traffic.py"
 TABLES = ["findings", "pairs", "batches", "latency", "sessions"]
 FORMATS = [("envelope", "ndjson"), ("logger", "log"), ("har", "har")]
 COUNTS = ["messages", "requests", "responses", "notifications", "batches", "sessions", "pairs"]

@@ -754,9 +754,9 @@ mod tests {
     }
 }
 
-/// Parses every `.log` case and every stdio capture of `samples/` and checks
+/// Parses every `.log` case and every stdio capture of `tests/data/` and checks
 /// detection, message counts and `non_json_line`s against its
-/// `.expected.json` (samples/cases/README.md "counts").
+/// `.expected.json` (tests/data/cases/README.md "counts").
 #[cfg(test)]
 mod samples {
     use std::collections::BTreeMap;
@@ -837,7 +837,7 @@ mod samples {
     }
 
     fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
     }
 
     fn expected(path: &Path) -> serde_json::Value {
@@ -903,7 +903,7 @@ mod samples {
         let dir = root().join("cases");
         let mut seen = 0;
         let mut entries: Vec<_> = std::fs::read_dir(&dir)
-            .expect("samples/cases")
+            .expect("tests/data/cases")
             .flatten()
             .map(|e| e.path())
             .collect();
@@ -986,7 +986,7 @@ mod samples {
     #[test]
     fn every_prefix_of_a_log_case_is_safe() {
         let dir = root().join("cases");
-        for e in std::fs::read_dir(&dir).expect("samples/cases").flatten() {
+        for e in std::fs::read_dir(&dir).expect("tests/data/cases").flatten() {
             let path = e.path();
             if path.extension().and_then(|x| x.to_str()) != Some("log") {
                 continue;
@@ -1025,7 +1025,7 @@ mod samples {
         }
     }
 
-    /// Per-direction counts from samples/real/README.md ("c2s req/notif/resp/err |
+    /// Per-direction counts from tests/data/real/README.md ("c2s req/notif/resp/err |
     /// s2c …", errors folded into responses, invalid batch elements that are
     /// objects counted as responses).
     fn readme_counts(file: &str) -> (Dir, Dir) {
@@ -1050,7 +1050,7 @@ mod samples {
     fn real_stdio_captures() {
         let dir = root().join("real");
         let mut files: Vec<String> = std::fs::read_dir(&dir)
-            .expect("samples/real")
+            .expect("tests/data/real")
             .flatten()
             .filter_map(|e| e.file_name().to_str().map(str::to_owned))
             .filter(|n| n.starts_with("stdio_") && !n.ends_with(".expected.json"))

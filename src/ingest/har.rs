@@ -2087,7 +2087,7 @@ mod tests {
     #[test]
     fn entry_skim_agrees_with_serde() {
         let mut entries = Vec::new();
-        for dir in ["samples/real", "samples/cases"] {
+        for dir in ["tests/data/real", "tests/data/cases"] {
             for f in std::fs::read_dir(dir).unwrap() {
                 let p = f.unwrap().path();
                 if p.extension().is_some_and(|e| e == "har") {
@@ -2484,7 +2484,7 @@ mod tests {
     fn every_prefix_of_a_case_is_safe() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/samples/cases/b21_idle_post_stream_cut_by_edge.har"
+            "/tests/data/cases/b21_idle_post_stream_cut_by_edge.har"
         );
         let text = std::fs::read_to_string(path).expect("case b21");
         let full = frames(&run(&text)).len();
@@ -2584,7 +2584,7 @@ mod tests {
         c
     }
 
-    /// Every HAR of samples/cases and samples/real against its
+    /// Every HAR of tests/data/cases and tests/data/real against its
     /// `.expected.json` `facts.counts` (legacy HTTP+SSE ones and b18 are only
     /// parsed: they are the next issue).
     #[test]
@@ -2592,7 +2592,7 @@ mod tests {
         let root = env!("CARGO_MANIFEST_DIR");
         let mut checked = 0;
         let mut mismatches = Vec::new();
-        for dir in ["samples/cases", "samples/real"] {
+        for dir in ["tests/data/cases", "tests/data/real"] {
             let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
                 .expect("samples folder")
                 .flatten()
@@ -2895,7 +2895,7 @@ mod tests {
     fn prefixes_of_a_real_capture_match_the_reference() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/samples/real/har_py-streamable-json__py-client.har"
+            "/tests/data/real/har_py-streamable-json__py-client.har"
         );
         let text = std::fs::read_to_string(path).expect("sample");
         for cut in (0..=text.len()).step_by(61) {
@@ -2916,7 +2916,7 @@ mod tests {
     fn sample_hars_match_the_reference() {
         let root = env!("CARGO_MANIFEST_DIR");
         let mut n = 0;
-        for dir in ["samples/cases", "samples/real"] {
+        for dir in ["tests/data/cases", "tests/data/real"] {
             for e in std::fs::read_dir(format!("{root}/{dir}"))
                 .unwrap()
                 .flatten()

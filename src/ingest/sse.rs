@@ -512,7 +512,7 @@ mod tests {
         let root = env!("CARGO_MANIFEST_DIR");
         let mut checked = 0;
         let mut mismatches = Vec::new();
-        for dir in ["samples/cases", "samples/real"] {
+        for dir in ["tests/data/cases", "tests/data/real"] {
             let Ok(rd) = std::fs::read_dir(format!("{root}/{dir}")) else {
                 continue;
             };

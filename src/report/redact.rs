@@ -35,35 +35,33 @@ use crate::analyze::Analysis;
 /// What a redacted value is replaced with.
 pub const MARK: &str = "[REDACTED]";
 
-/// Header names whose value is a credential: the known ones, and any `X-`
-/// header whose name says auth, token, secret, API key or password
-/// (`X-Custom-Auth`). `Mcp-Session-Id` is not a secret.
+/// Header names whose value is a credential: the known ones, and any
+/// header whose name says auth, token, secret, API or subscription key,
+/// access or private key, or password (`X-Custom-Auth`,
+/// `Ocp-Apim-Subscription-Key`). `Mcp-Session-Id` is not a secret.
 fn is_secret_header(name: &str) -> bool {
     let n = name.trim().to_ascii_lowercase();
-    let says_secret = n.starts_with("x-")
-        && ["auth", "token", "secret", "api-key", "apikey", "password"]
-            .iter()
-            .any(|w| n.contains(w));
+    if is_bookkeeping(&n) {
+        return false;
+    }
+    let says_secret = [
+        "auth",
+        "token",
+        "secret",
+        "api-key",
+        "apikey",
+        "subscription-key",
+        "access-key",
+        "private-key",
+        "password",
+        "passwd",
+    ]
+    .iter()
+    .any(|w| n.contains(w));
     says_secret
         || matches!(
             n.as_str(),
-            "authorization"
-                | "proxy-authorization"
-                | "cookie"
-                | "set-cookie"
-                | "x-api-key"
-                | "api-key"
-                | "apikey"
-                | "x-auth-token"
-                | "x-access-token"
-                | "x-csrf-token"
-                | "x-xsrf-token"
-                | "x-amz-security-token"
-                | "x-goog-api-key"
-                | "openai-api-key"
-                | "anthropic-api-key"
-                | "x-anthropic-api-key"
-                | "private-token"
+            "cookie" | "set-cookie" | "api-key" | "apikey" | "x-api-key" | "private-token"
         )
 }
 
@@ -99,6 +97,21 @@ fn is_secret_param(name: &str) -> bool {
     ) || is_secret_key(&n)
 }
 
+/// Names that look like secrets but are MCP or paging bookkeeping
+/// (`progressToken`, `nextToken`, `maxTokens`, `tokenCount`), compared
+/// lower-cased with anything but letters and digits left out.
+fn is_bookkeeping(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    matches!(
+        n.as_str(),
+        "progresstoken" | "nexttoken" | "pagetoken" | "maxtokens"
+    ) || n.ends_with("count")
+}
+
 /// JSON member names whose value is a credential: the name, lower-cased
 /// and without `_`/`-`, contains a secret word or ends in `token`.
 fn is_secret_key(name: &str) -> bool {
@@ -107,12 +120,7 @@ fn is_secret_key(name: &str) -> bool {
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
         .collect();
-    if n == "progresstoken"
-        || n == "nexttoken"
-        || n == "pagetoken"
-        || n == "maxtokens"
-        || n.ends_with("count")
-    {
+    if is_bookkeeping(&n) {
         return false;
     }
     const WORDS: [&str; 12] = [
@@ -129,7 +137,39 @@ fn is_secret_key(name: &str) -> bool {
         "passphrase",
         "clientassertion",
     ];
-    WORDS.iter().any(|w| n.contains(w)) || n.ends_with("token") || n == "auth" || n == "pwd"
+    WORDS.iter().any(|w| n.contains(w))
+        || n.ends_with("token")
+        || matches!(n.as_str(), "auth" | "pwd" | "pass")
+}
+
+/// A member name as JSON means it: `\uXXXX` escapes decoded (a key
+/// written `"pass\u0077ord"` is `password`), also when the name sits in a
+/// JSON string and its backslashes are doubled.
+fn decoded_key(raw: &str) -> Cow<'_, str> {
+    if !raw.contains('\\') {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let esc = rest[i..].trim_start_matches('\\');
+        let hex = esc.strip_prefix('u').and_then(|h| h.get(..4));
+        match hex
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32)
+        {
+            Some(c) => {
+                out.push(c);
+                rest = &esc[5..];
+            }
+            None => {
+                rest = esc;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// `Name: value` header lines (start of a line, value to the end of it).
@@ -156,14 +196,16 @@ static VALUE_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `"key": "value"` JSON members (plain or escaped inside a string).
 static JSON_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#)
+    Regex::new(r#"(\\?"((?:[A-Za-z0-9_.-]|\\{1,2}u[0-9A-Fa-f]{4}){1,64})\\?"\s*:\s*\\?")((?:[^"\\]|\\[^"])*)"#)
         .expect("valid regex")
 });
 
 /// `"key": 12345` numeric members (a numeric PIN or key).
 static JSON_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(\\?"([A-Za-z0-9_.-]{1,64})\\?"\s*:\s*)(-?[0-9][0-9.eE+-]*)"#)
-        .expect("valid regex")
+    Regex::new(
+        r#"(\\?"((?:[A-Za-z0-9_.-]|\\{1,2}u[0-9A-Fa-f]{4}){1,64})\\?"\s*:\s*)(-?[0-9][0-9.eE+-]*)"#,
+    )
+    .expect("valid regex")
 });
 
 /// URL query parameters `?name=value` / `&name=value`.
@@ -200,6 +242,83 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("valid regex")
 });
+
+/// `name=` and `name:` in free text (log lines, error messages, SSE data,
+/// the text inside JSON strings); [`free_text`] reads the value after it.
+static FREE_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([A-Za-z][A-Za-z0-9_-]{0,63})([ \t]*[=:][ \t]*)").expect("valid regex")
+});
+
+/// The value after a free-text `name=` / `name:`: a single-quoted string
+/// (Node's `util.inspect`), or one word up to a space, quote, backslash,
+/// separator or bracket. A double-quoted value is JSON, [`JSON_MEMBER`]'s.
+fn free_value(rest: &str) -> usize {
+    if let Some(q) = rest.strip_prefix('\'') {
+        return match q.find(['\'', '\r', '\n']) {
+            Some(e) if q[e..].starts_with('\'') => e + 2,
+            Some(e) => e + 1,
+            None => rest.len(),
+        };
+    }
+    rest.find(|c: char| c.is_whitespace() || "\"'\\,;&<>(){}[]".contains(c))
+        .unwrap_or(rest.len())
+}
+
+/// The span of the secret value that starts at `at` (after `name=`), if
+/// it is not redacted already. An auth scheme stays readable and the
+/// credential after it is the secret (`Authorization: Bearer [REDACTED]`).
+fn free_secret(text: &str, at: usize) -> Option<(usize, usize)> {
+    let rest = &text[at..];
+    let n = free_value(rest);
+    let v = &rest[..n];
+    if n == 0 || v == MARK || v == "'[REDACTED]'" {
+        return None;
+    }
+    const SCHEMES: [&str; 5] = ["bearer", "basic", "token", "digest", "negotiate"];
+    if SCHEMES.iter().any(|w| v.eq_ignore_ascii_case(w)) {
+        let gap = rest[n..].len() - rest[n..].trim_start_matches([' ', '\t']).len();
+        if gap > 0 {
+            return free_secret(text, at + n + gap);
+        }
+    }
+    Some((at, at + n))
+}
+
+/// Secrets written as `name=value` or `name: value` in free text, with the
+/// names of the JSON member rule (`password=…`, `token: …`, `api_key: …`).
+fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
+    let mut spans: Vec<(usize, usize, bool)> = Vec::new();
+    let mut done = 0;
+    for c in FREE_NAME.captures_iter(&text) {
+        let all = c.get(0).expect("match");
+        // A name inside a path (`/tmp/secret: cannot read`) is a file's.
+        let in_path = text[..all.start()].ends_with(['/', '\\', '.']);
+        if all.start() < done || in_path || !is_secret_key(&c[1]) {
+            continue;
+        }
+        if let Some((start, end)) = free_secret(&text, all.end()) {
+            let quoted = text[start..].starts_with('\'');
+            spans.push((start, end, quoted));
+            done = end;
+        }
+    }
+    if spans.is_empty() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end, quoted) in spans {
+        out.push_str(&text[at..start]);
+        if quoted {
+            out.push_str("'[REDACTED]'");
+        } else {
+            out.push_str(MARK);
+        }
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
 
 fn apply<'a>(
     text: Cow<'a, str>,
@@ -247,14 +366,15 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             .into_owned()
     });
     t = apply(t, &JSON_MEMBER, |c| {
-        if is_secret_key(&c[2]) || is_secret_header(&c[2]) {
+        let key = decoded_key(&c[2]);
+        if is_secret_key(&key) || is_secret_header(&key) {
             format!("{}{}", &c[1], mark_unless_done(&c[3]))
         } else {
             c[0].to_string()
         }
     });
     t = apply(t, &JSON_NUMBER, |c| {
-        if is_secret_key(&c[2]) {
+        if is_secret_key(&decoded_key(&c[2])) {
             format!("{}\"{MARK}\"", &c[1])
         } else {
             c[0].to_string()
@@ -272,7 +392,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     });
     t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
     t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
-    t
+    free_text(t)
 }
 
 /// [`redact`] into an owned string, in place.
@@ -444,6 +564,82 @@ mod tests {
             "key [REDACTED] here"
         );
         assert_eq!(r("AKIAABCDEFGHIJKLMNOP"), "[REDACTED]");
+    }
+
+    #[test]
+    fn escaped_member_names() {
+        // The plain name beside it was always caught; the escaped one is
+        // the same member to any JSON reader.
+        assert_eq!(
+            r(r#"{"pass\u0077ord":"hunter2","password":"hunter3"}"#),
+            r#"{"pass\u0077ord":"[REDACTED]","password":"[REDACTED]"}"#
+        );
+        // Inside a JSON string (a HAR body) the backslash is doubled.
+        assert_eq!(
+            r(r#""text": "{\"api\\u004bey\":\"k-123\"}""#),
+            r#""text": "{\"api\\u004bey\":\"[REDACTED]\"}""#
+        );
+        assert_eq!(
+            r(r#"{"\u0070in_password": 4321}"#),
+            r#"{"\u0070in_password": "[REDACTED]"}"#
+        );
+        assert_eq!(
+            r(r#"{"pass":"x1","passive":true}"#),
+            r#"{"pass":"[REDACTED]","passive":true}"#
+        );
+    }
+
+    #[test]
+    fn secrets_in_free_text() {
+        assert_eq!(
+            r("connect failed: password=hunter2 user=bob"),
+            "connect failed: password=[REDACTED] user=bob"
+        );
+        assert_eq!(
+            r("[STDERR] token: abc123, api_key: k-9; retry 2"),
+            "[STDERR] token: [REDACTED], api_key: [REDACTED]; retry 2"
+        );
+        // Text inside a JSON string (an error message, SSE data).
+        assert_eq!(
+            r(r#"{"error":{"code":-32603,"message":"bad login (secret=s3cr3t)"}}"#),
+            r#"{"error":{"code":-32603,"message":"bad login (secret=[REDACTED])"}}"#
+        );
+        // Node's util.inspect dumps.
+        assert_eq!(
+            r("{ apiKey: 'k-77', id: 3 }"),
+            "{ apiKey: '[REDACTED]', id: 3 }"
+        );
+        // MCP bookkeeping and ordinary words stay.
+        assert_eq!(
+            r("sent authorization: Basic dXNlcjpwYXNz, then Authorization=Bearer [REDACTED]"),
+            "sent authorization: Basic [REDACTED], then Authorization=Bearer [REDACTED]"
+        );
+        // A file named like a secret is a path, not a credential.
+        assert_eq!(
+            r("/tmp/secret: cannot read; secret.ndjson: no known format"),
+            "/tmp/secret: cannot read; secret.ndjson: no known format"
+        );
+        for s in [
+            "progressToken: 5",
+            "maxTokens=100",
+            "code: -32601",
+            "key: tools/list",
+            "session: abc",
+        ] {
+            assert_eq!(r(s), s);
+        }
+    }
+
+    #[test]
+    fn vendor_key_headers() {
+        assert_eq!(
+            r("Ocp-Apim-Subscription-Key: 0123abcd\nX-Goog-Api-Key: AIzaXX\nLast-Event-Id: 7"),
+            "Ocp-Apim-Subscription-Key: [REDACTED]\nX-Goog-Api-Key: [REDACTED]\nLast-Event-Id: 7"
+        );
+        assert_eq!(
+            r(r#"{"name":"Ocp-Apim-Subscription-Key","value":"0123abcd"}"#),
+            r#"{"name":"Ocp-Apim-Subscription-Key","value":"[REDACTED]"}"#
+        );
     }
 
     #[test]

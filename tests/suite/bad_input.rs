@@ -1,0 +1,228 @@
+//! Bad input: each gives one clear line naming the file (and the place),
+//! the run exits 2, and the other inputs of the same run are still
+//! analysed and reported.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::{mcp_audit, out_dir, root};
+
+fn good() -> String {
+    root()
+        .join("tests/data/cases/b01_batch_reordered_by_balancer.har")
+        .to_string_lossy()
+        .into()
+}
+
+/// Runs the good sample plus `bad`; returns (exit code, stderr, summary.json).
+fn with_bad(name: &str, bad: &Path) -> (Option<i32>, String, serde_json::Value) {
+    let out = out_dir(name);
+    let o = mcp_audit(&[
+        &good(),
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json written");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into(),
+        serde_json::from_str(&summary).unwrap(),
+    )
+}
+
+fn assert_good_still_reported(s: &serde_json::Value) {
+    // b01: one session, 3 requests, 3 responses, one out_of_order_batch.
+    let sessions = s["sessions"].as_array().unwrap();
+    let b01: Vec<_> = sessions
+        .iter()
+        .filter(|x| {
+            x["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("b01_batch_reordered_by_balancer.har")
+        })
+        .collect();
+    assert_eq!(b01.len(), 1);
+    assert_eq!(b01[0]["totals"]["requests"], 3);
+    assert_eq!(b01[0]["totals"]["responses"], 3);
+    assert_eq!(b01[0]["findings_by_kind"]["out_of_order_batch"], 1);
+    assert_eq!(s["inputs"][0]["errors"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn empty_file() {
+    let dir = out_dir("bad_empty_in");
+    let p = dir.join("empty.log");
+    std::fs::write(&p, "").unwrap();
+    let (code, err, s) = with_bad("bad_empty", &p);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("empty.log: empty file"), "{err}");
+    assert_good_still_reported(&s);
+    assert_eq!(
+        s["inputs"][1]["errors"][0],
+        format!("{}: empty file, nothing to analyse", p.display())
+    );
+}
+
+#[test]
+fn binary_file() {
+    let dir = out_dir("bad_binary_in");
+    let p = dir.join("blob.bin");
+    std::fs::write(&p, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let (code, err, s) = with_bad("bad_binary", &p);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("blob.bin: binary file (NUL byte at byte offset 8)"),
+        "{err}"
+    );
+    assert_good_still_reported(&s);
+}
+
+#[test]
+fn missing_path() {
+    let p = Path::new("/nonexistent/mcp-audit/capture.har");
+    let (code, err, s) = with_bad("bad_missing", p);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err.trim(),
+        "mcp-audit: /nonexistent/mcp-audit/capture.har: no such file or directory"
+    );
+    assert_good_still_reported(&s);
+}
+
+#[test]
+fn truncated_har_keeps_entries_before_the_cut() {
+    // b21 has 5 entries; cut inside entry 3 (the second initialize).
+    let text =
+        std::fs::read_to_string(root().join("tests/data/cases/b21_idle_post_stream_cut_by_edge.har"))
+            .unwrap();
+    let cut = text.find("do-2e4a6c8e1f3b5d7a").unwrap();
+    let dir = out_dir("bad_truncated_in");
+    let p = dir.join("cut.har");
+    std::fs::write(&p, &text[..cut]).unwrap();
+    let (code, err, s) = with_bad("bad_truncated", &p);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cut.har: HAR ends early at byte"), "{err}");
+    assert!(err.contains("3 entries read before it"), "{err}");
+    assert_good_still_reported(&s);
+    // Entries 0-2 of b21: initialize (paired), initialized, tools/call id 1
+    // whose stream was cut: stream_closed_before_response + missing_response.
+    assert_eq!(s["totals"]["requests"], 3 + 2);
+    assert_eq!(s["findings_by_kind"]["stream_closed_before_response"], 1);
+    assert_eq!(s["findings_by_kind"]["missing_response"], 1);
+}
+
+#[test]
+fn unknown_format_names_first_lines() {
+    let dir = out_dir("bad_unknown_in");
+    let p = dir.join("notes.txt");
+    std::fs::write(&p, "hello world\nthis is not a capture\n").unwrap();
+    let (code, err, s) = with_bad("bad_unknown", &p);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("notes.txt: no known format") && err.contains("line 1 \"hello world\""),
+        "{err}"
+    );
+    assert_good_still_reported(&s);
+}
+
+#[test]
+fn clean_capture_exits_zero_and_findings_exit_one() {
+    let clean = root().join("tests/data/cases/l03_vscode_editor_server_dialect.log");
+    assert_eq!(
+        mcp_audit(&[clean.to_str().unwrap(), "-q"]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        mcp_audit(&[&good(), "-q"]).status.code(),
+        Some(0),
+        "out_of_order_batch is a warning"
+    );
+    assert_eq!(
+        mcp_audit(&[&good(), "-q", "--fail-on", "warning"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let b04 = root().join("tests/data/cases/b04_server_answers_every_request_with_id_zero.log");
+    assert_eq!(
+        mcp_audit(&[b04.to_str().unwrap(), "-q"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(mcp_audit(&["--bogus"]).status.code(), Some(2));
+}
+
+#[test]
+fn pair_findings_name_the_half_they_are_in() {
+    let dir = out_dir("pair_halves_in");
+    std::fs::write(
+        dir.join("p2.client-to-server.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("p2.server-to-client.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":42,\"result\":{}}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let s2c = dir.join("p2.server-to-client.jsonl");
+    let o = mcp_audit(&[s2c.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["totals"]["pairs"], 1);
+    let f = &s["findings"][0];
+    assert_eq!(
+        (
+            f["kind"].as_str(),
+            f["id"].as_i64(),
+            f["location"]["line"].as_i64()
+        ),
+        (Some("unknown_id_response"), Some(42), Some(2))
+    );
+    assert_eq!(f["file"].as_str().unwrap(), s2c.to_str().unwrap());
+    // One half alone is read alone, and the run says so (not an error exit).
+    std::fs::remove_file(dir.join("p2.client-to-server.jsonl")).unwrap();
+    let o = mcp_audit(&[s2c.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("p2.client-to-server.jsonl not found; read alone")
+    );
+}
+
+/// `--timeout 0` would make every response late: a usage error.
+#[test]
+fn zero_timeout_is_refused() {
+    let o = mcp_audit(&[&good(), "--timeout", "0", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        "mcp-audit: --timeout must be longer than 0 (every response would be late)"
+    );
+}
+
+/// A folder that is the run's own `--out` is not read, and the message
+/// says so instead of only "no input files".
+#[test]
+fn own_output_folder_is_named_when_nothing_is_left() {
+    let dir = out_dir("own_out_only");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(good(), dir.join("b01.har")).unwrap();
+    let d = dir.to_str().unwrap();
+    let o = mcp_audit(&[d, "--out", d, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim(),
+        format!(
+            "mcp-audit: no input files found in {d} (the run's own output folders are not read: {d})"
+        )
+    );
+}

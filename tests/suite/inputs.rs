@@ -1,0 +1,297 @@
+//! Inputs through the real binary: gzip and zstd files (made here, at test
+//! time), globs, a glob that matches nothing, a truncated stream, and
+//! rotated files read oldest first.
+
+use crate::common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{mcp_audit, out_dir, root};
+
+const B04: &str = "tests/data/cases/b04_server_answers_every_request_with_id_zero.log";
+
+/// Runs `analyze ARGS --out DIR -q`; returns (exit code, stderr, summary.json).
+fn run(name: &str, args: &[&str]) -> (Option<i32>, String, serde_json::Value) {
+    let out = out_dir(name);
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--out", out.to_str().unwrap(), "-q"]);
+    let o = mcp_audit(&all);
+    let summary = std::fs::read_to_string(out.join("summary.json")).expect("summary.json written");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into(),
+        serde_json::from_str(&summary).unwrap(),
+    )
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn zst(data: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(data, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
+fn totals(s: &serde_json::Value) -> (u64, u64, u64) {
+    let t = &s["totals"];
+    (
+        t["requests"].as_u64().unwrap(),
+        t["notifications"].as_u64().unwrap(),
+        t["responses"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn gzip_and_zstd_copies_analyse_like_the_plain_file() {
+    let plain = root().join(B04);
+    let text = std::fs::read(&plain).unwrap();
+    let (code, err, s) = run("inputs_plain", &[plain.to_str().unwrap()]);
+    assert_eq!(totals(&s), (3, 1, 3), "{err}");
+    assert!(matches!(code, Some(0) | Some(1)), "{code:?} {err}");
+
+    let dir = out_dir("inputs_compressed_in");
+    // `.log` named file holding gzip: detected by magic bytes, not the name.
+    for (name, bytes) in [
+        ("b04.log.gz", gz(&text)),
+        ("b04.log.zst", zst(&text)),
+        ("b04-gzip-inside.log", gz(&text)),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let (c, e, s) = run(&format!("inputs_{name}"), &[p.to_str().unwrap()]);
+        assert_eq!(c, code, "{name}: {e}");
+        assert!(e.is_empty(), "{name}: {e}");
+        assert_eq!(totals(&s), (3, 1, 3), "{name}");
+        assert_eq!(
+            s["inputs"][0]["file"],
+            p.display().to_string(),
+            "the display name stays the user's path"
+        );
+        assert_eq!(s["inputs"][0]["dialect"], "arrow");
+        assert_eq!(
+            s["findings_by_kind"],
+            run("inputs_plain2", &[plain.to_str().unwrap()]).2["findings_by_kind"],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn glob_over_cases() {
+    let cases = root().join("tests/data/cases");
+    let mut want: Vec<String> = std::fs::read_dir(&cases)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("b0") && n.ends_with(".log"))
+        .map(|n| cases.join(n).display().to_string())
+        .collect();
+    want.sort();
+    assert!(want.len() >= 2);
+    let pattern = cases.join("b0*.log");
+    let (code, err, s) = run("inputs_glob", &[pattern.to_str().unwrap()]);
+    let got: Vec<String> = s["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got, want, "sorted matches, one input each");
+    assert!(matches!(code, Some(0) | Some(1)), "{code:?} {err}");
+    assert!(
+        s["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["errors"].as_array().unwrap().is_empty()),
+        "{err}"
+    );
+    // The same totals as the files named one by one.
+    let named: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_eq!(s["totals"], run("inputs_glob_named", &named).2["totals"]);
+}
+
+#[test]
+fn glob_matching_nothing_is_one_line_and_exit_2() {
+    let plain = root().join(B04);
+    let pattern = root().join("tests/data/cases/zz_no_such_case_*.log");
+    let (code, err, s) = run(
+        "inputs_nomatch",
+        &[pattern.to_str().unwrap(), plain.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcp-audit: {}: no file matches this pattern",
+            pattern.display()
+        )
+    );
+    assert_eq!(totals(&s), (3, 1, 3), "the other input is still analysed");
+}
+
+#[test]
+fn truncated_gzip_keeps_whole_lines_and_exits_2() {
+    let text = std::fs::read(root().join(B04)).unwrap();
+    // Stored (level 0) so that the cut falls at a known place of the text.
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    e.write_all(&text).unwrap();
+    let full = e.finish().unwrap();
+    let p = out_dir("inputs_trunc_in").join("cut.log.gz");
+    // Header (10 bytes) + stored-block header (5 bytes) + the first 3 lines and a bit.
+    let three: usize = text
+        .split_inclusive(|&b| b == b'\n')
+        .take(3)
+        .map(<[u8]>::len)
+        .sum();
+    std::fs::write(&p, &full[..15 + three + 20]).unwrap();
+    let (code, err, s) = run("inputs_trunc", &[p.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}: truncated gzip stream: the file ends at byte offset {}",
+            p.display(),
+            15 + three + 20
+        )),
+        "{err}"
+    );
+    assert!(err.contains("the 3 whole line(s)"), "{err}");
+    // Lines 1–3: initialize, its answer, notifications/initialized.
+    assert_eq!(totals(&s), (1, 1, 1));
+}
+
+#[test]
+fn rotated_files_are_read_oldest_first() {
+    let text = std::fs::read_to_string(root().join(B04)).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let dir: PathBuf = out_dir("inputs_rot_in");
+    std::fs::write(dir.join("s.log.1.gz"), gz(lines[..4].concat().as_bytes())).unwrap();
+    std::fs::write(dir.join("s.log"), lines[4..].concat()).unwrap();
+    let (_, err, s) = run(
+        "inputs_rot",
+        &[
+            dir.join("s.log").to_str().unwrap(),
+            dir.join("s.log.1.gz").to_str().unwrap(),
+        ],
+    );
+    let files: Vec<String> = s["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            Path::new(i["file"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(files, ["s.log.1.gz", "s.log"], "{err}");
+}
+
+#[test]
+fn a_session_spans_its_rotated_files() {
+    // The older file holds the request, the newer one its response: one
+    // session, one pair, nothing missing or unknown.
+    let dir: PathBuf = out_dir("inputs_rot_join_in");
+    std::fs::write(
+        dir.join("app.log.1"),
+        "--> {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n\
+         <-- {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\
+         --> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("app.log"),
+        "<-- {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+    )
+    .unwrap();
+    let (code, err, s) = run("inputs_rot_join", &[dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(s["totals"]["sessions"], 1);
+    assert_eq!(s["totals"]["pairs"], 2);
+    assert_eq!(s["findings"].as_array().unwrap().len(), 0);
+}
+
+/// Found by a fresh-user break test: a FIFO in a folder is refused in one
+/// line (it used to block the run forever); the run's own `--out` inside the
+/// folder is not read back; one file named two ways is read once; a quoted
+/// secret in "first lines" is redacted.
+#[test]
+fn fifo_own_outputs_twice_named_files_and_quoted_secrets() {
+    let dir = out_dir("inputs_fifo_dir");
+    let b04 = dir.join("b04.log");
+    std::fs::copy(root().join(B04), &b04).unwrap();
+    let fifo = dir.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::write(
+        dir.join("secret.txt"),
+        "Authorization: Bearer sk-live-TOPSECRET999\nnot a capture\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let own = dir.join("out");
+    let args = [d, "--out", own.to_str().unwrap(), "-q"];
+    let first = mcp_audit(&args);
+    assert_eq!(first.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&first.stderr).to_string();
+    assert!(err.contains("pipe: not a regular file (a FIFO)"), "{err}");
+    assert!(
+        err.contains("Bearer [REDACTED]") && !err.contains("TOPSECRET"),
+        "{err}"
+    );
+    // Again, with its outputs now inside the folder: none of them is read.
+    let second = mcp_audit(&args);
+    let err2 = String::from_utf8_lossy(&second.stderr).to_string();
+    assert_eq!(err2.lines().count(), err.lines().count(), "{err2}");
+    assert!(!err2.contains("summary.json"), "{err2}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(own.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        s["inputs"].as_array().unwrap().len(),
+        3,
+        "b04.log, pipe, secret.txt"
+    );
+    assert!(!s.to_string().contains("TOPSECRET"));
+    // The same file as `b04.log` and `./…/b04.log`: one input, b04's totals.
+    let dotted = format!("{}/./b04.log", d);
+    let (_, err3, s3) = run("inputs_twice_named", &[b04.to_str().unwrap(), &dotted]);
+    assert_eq!(s3["inputs"].as_array().unwrap().len(), 1, "{err3}");
+    assert_eq!(totals(&s3), (3, 1, 3));
+}
+
+/// A HAR `time` outside 0 ..= one year is named in one line and the
+/// entry's `timings` give its duration (1 + 5 + 1 = 7 ms), not 1e308 ms.
+#[test]
+fn har_time_out_of_range_is_said_and_timings_used() {
+    let dir = out_dir("inputs_har_time_in");
+    let cap = dir.join("bigtime.har");
+    let msg = |m: serde_json::Value| m.to_string();
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [{
+        "startedDateTime": "2025-01-01T00:00:00.000Z", "time": 1e308,
+        "request": {"method": "POST", "url": "http://x/mcp",
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "postData": {"mimeType": "application/json",
+                "text": msg(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))}},
+        "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "content": {"mimeType": "application/json",
+                "text": msg(serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {}}))}},
+        "timings": {"send": 1, "wait": 5, "receive": 1}}]}});
+    std::fs::write(&cap, har.to_string()).unwrap();
+    let (code, err, s) = run("inputs_har_time", &[cap.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("entry 0: `time` 1e308 ms is out of range (0 to one year); its duration is taken from `timings`"),
+        "{err}"
+    );
+    assert_eq!(s["latency_ms"]["max"].as_f64(), Some(7.0), "{s}");
+}
