@@ -142,20 +142,7 @@ impl BlockReader {
             if self.eof {
                 break buf.len();
             }
-            // The last line end after which a record may start.
-            let mut end = buf.len();
-            let mut found = None;
-            while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
-                let next = &buf[i + 1..];
-                let line_end = memchr::memchr(b'\n', next).unwrap_or(next.len());
-                // A line is judged only when it is whole (or the file ends).
-                if i + 1 + line_end < buf.len() && safe(&next[..line_end]) {
-                    found = Some(i + 1);
-                    break;
-                }
-                end = i;
-            }
-            match found {
+            match safe_cut(&buf, safe) {
                 Some(c) => break c,
                 None => {
                     // No safe cut yet: read more.
@@ -197,6 +184,22 @@ impl BlockReader {
             offset,
         }))
     }
+}
+
+/// The last line end in `buf` after which a record may start (`safe` says
+/// so of the line that follows it): the offset of that line.
+fn safe_cut(buf: &[u8], safe: fn(&[u8]) -> bool) -> Option<usize> {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
+        let next = &buf[i + 1..];
+        let line_end = memchr::memchr(b'\n', next).unwrap_or(next.len());
+        // A line is judged only when it is whole (or the file ends).
+        if i + 1 + line_end < buf.len() && safe(&next[..line_end]) {
+            return Some(i + 1);
+        }
+        end = i;
+    }
+    None
 }
 
 #[cfg(test)]

@@ -4,6 +4,9 @@
 use std::fmt;
 use std::io::Read;
 
+use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+
 use super::SourceError;
 
 /// The compression of an input, recognised by its magic bytes.
@@ -180,22 +183,6 @@ pub fn decompress(
     };
     let size = data.len() as u64;
     let file = display.to_string();
-    // Keeps the whole lines of `out[..trusted]`.
-    let salvage = |out: &mut Vec<u8>, trusted: usize| {
-        let decoded = out.len() as u64;
-        out.truncate(trusted);
-        let kept = memchr::memrchr(b'\n', out).map_or(0, |i| i + 1);
-        out.truncate(kept);
-        if !out.iter().any(|b| !b.is_ascii_whitespace()) {
-            out.clear();
-        }
-        let lines = memchr::memchr_iter(b'\n', out).count() as u64;
-        Salvage {
-            lines,
-            kept: out.len() as u64,
-            dropped: decoded - out.len() as u64,
-        }
-    };
     let err = match stop {
         None => return Ok((out, None)),
         Some(Stop::TooLarge { offset }) => {
@@ -213,7 +200,7 @@ pub fn decompress(
             detail,
             verified,
         }) => {
-            let salvage = salvage(&mut out, verified);
+            let salvage = keep_whole_lines(&mut out, verified);
             StreamError::Corrupt {
                 file,
                 format,
@@ -225,7 +212,7 @@ pub fn decompress(
         }
         Some(Stop::Truncated) => {
             let all = out.len();
-            let salvage = salvage(&mut out, all);
+            let salvage = keep_whole_lines(&mut out, all);
             StreamError::Truncated {
                 file,
                 format,
@@ -238,6 +225,24 @@ pub fn decompress(
         Err(err.into())
     } else {
         Ok((out, Some(err)))
+    }
+}
+
+/// Cuts `out` to the whole lines of `out[..trusted]` (to nothing when
+/// they are only whitespace) and says what was kept.
+fn keep_whole_lines(out: &mut Vec<u8>, trusted: usize) -> Salvage {
+    let decoded = out.len() as u64;
+    out.truncate(trusted);
+    let kept = memchr::memrchr(b'\n', out).map_or(0, |i| i + 1);
+    out.truncate(kept);
+    if !out.iter().any(|b| !b.is_ascii_whitespace()) {
+        out.clear();
+    }
+    let lines = memchr::memchr_iter(b'\n', out).count() as u64;
+    Salvage {
+        lines,
+        kept: out.len() as u64,
+        dropped: decoded - out.len() as u64,
     }
 }
 
@@ -302,93 +307,126 @@ fn gunzip(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
 /// zstd, frame by frame (skippable frames skipped), checking each frame's
 /// content checksum when it has one.
 fn unzstd(data: &[u8], limit: u64) -> (Vec<u8>, Option<Stop>) {
-    use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
-    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
     let mut input: &[u8] = data;
     let mut dec = FrameDecoder::new();
     let mut out = Vec::new();
-    let at = |input: &[u8]| (data.len() - input.len()) as u64;
     while !input.is_empty() {
-        let frame_start = input;
         let verified = out.len();
-        match dec.init(&mut input) {
-            Ok(()) => {}
-            Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
-                length,
-                ..
-            })) => {
-                match input.get(length as usize..) {
-                    Some(rest) => input = rest,
-                    None => return (out, Some(Stop::Truncated)),
-                }
-                continue;
-            }
-            Err(_) if input.is_empty() => return (out, Some(Stop::Truncated)),
-            // The offset of the frame whose header is bad.
-            Err(e) => {
-                return (
-                    out,
-                    Some(Stop::Corrupt {
-                        offset: at(frame_start),
-                        detail: e.to_string(),
-                        verified,
-                    }),
-                );
-            }
+        match zstd_header(&mut dec, &mut input, data, verified) {
+            Ok(Header::Frame) => {}
+            Ok(Header::Skipped) => continue,
+            Err(stop) => return (out, Some(stop)),
         }
-        loop {
-            if let Err(e) = dec.decode_blocks(&mut input, BlockDecodingStrategy::UptoBytes(1 << 20))
-            {
-                if input.is_empty() {
-                    // Truncated: what the complete blocks produced is good.
-                    if (out.len() + dec.can_collect()) as u64 <= limit {
-                        let _ = dec.collect_to_writer(&mut out);
-                    }
-                    return (out, Some(Stop::Truncated));
-                }
-                return (
-                    out,
-                    Some(Stop::Corrupt {
-                        offset: at(input),
-                        detail: e.to_string(),
-                        verified,
-                    }),
-                );
-            }
-            if (out.len() + dec.can_collect()) as u64 > limit {
-                return (out, Some(Stop::TooLarge { offset: at(input) }));
-            }
-            if let Err(e) = dec.collect_to_writer(&mut out) {
-                return (
-                    out,
-                    Some(Stop::Corrupt {
-                        offset: at(input),
-                        detail: e.to_string(),
-                        verified,
-                    }),
-                );
-            }
-            if dec.is_finished() {
-                break;
-            }
+        if let Some(stop) = zstd_blocks(&mut dec, &mut input, data, &mut out, limit, verified) {
+            return (out, Some(stop));
         }
-        if let (Some(want), Some(got)) =
-            (dec.get_checksum_from_data(), dec.get_calculated_checksum())
-            && want != got
-        {
-            let detail =
-                format!("content checksum {got:08x} does not match the frame's {want:08x}");
-            return (
-                out,
-                Some(Stop::Corrupt {
-                    offset: at(input),
-                    detail,
-                    verified,
-                }),
-            );
+        if let Some(stop) = zstd_checksum(&dec, offset_in(data, input), verified) {
+            return (out, Some(stop));
         }
     }
     (out, None)
+}
+
+/// What [`zstd_header`] found at the start of the input.
+enum Header {
+    /// A frame, ready to be decoded.
+    Frame,
+    /// A skippable frame, skipped.
+    Skipped,
+}
+
+/// Where `input`, the unread tail of `data`, starts in `data`.
+fn offset_in(data: &[u8], input: &[u8]) -> u64 {
+    (data.len() - input.len()) as u64
+}
+
+/// Reads the header of the next zstd frame of `input` (a tail of `data`)
+/// into `dec`, or skips a skippable frame; the input ending inside it is a
+/// truncation, a bad header corruption at the frame's offset.
+fn zstd_header(
+    dec: &mut FrameDecoder,
+    input: &mut &[u8],
+    data: &[u8],
+    verified: usize,
+) -> Result<Header, Stop> {
+    let frame_start = *input;
+    match dec.init(&mut *input) {
+        Ok(()) => Ok(Header::Frame),
+        Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
+            length,
+            ..
+        })) => match input.get(length as usize..) {
+            Some(rest) => {
+                *input = rest;
+                Ok(Header::Skipped)
+            }
+            None => Err(Stop::Truncated),
+        },
+        Err(_) if input.is_empty() => Err(Stop::Truncated),
+        // The offset of the frame whose header is bad.
+        Err(e) => Err(Stop::Corrupt {
+            offset: offset_in(data, frame_start),
+            detail: e.to_string(),
+            verified,
+        }),
+    }
+}
+
+/// Decodes the blocks of the frame `dec` was set up for into `out`, at
+/// most `limit` bytes in all; `None` once the frame is whole.
+fn zstd_blocks(
+    dec: &mut FrameDecoder,
+    input: &mut &[u8],
+    data: &[u8],
+    out: &mut Vec<u8>,
+    limit: u64,
+    verified: usize,
+) -> Option<Stop> {
+    loop {
+        if let Err(e) = dec.decode_blocks(&mut *input, BlockDecodingStrategy::UptoBytes(1 << 20)) {
+            if input.is_empty() {
+                // Truncated: what the complete blocks produced is good.
+                if (out.len() + dec.can_collect()) as u64 <= limit {
+                    let _ = dec.collect_to_writer(&mut *out);
+                }
+                return Some(Stop::Truncated);
+            }
+            return Some(Stop::Corrupt {
+                offset: offset_in(data, input),
+                detail: e.to_string(),
+                verified,
+            });
+        }
+        if (out.len() + dec.can_collect()) as u64 > limit {
+            return Some(Stop::TooLarge {
+                offset: offset_in(data, input),
+            });
+        }
+        if let Err(e) = dec.collect_to_writer(&mut *out) {
+            return Some(Stop::Corrupt {
+                offset: offset_in(data, input),
+                detail: e.to_string(),
+                verified,
+            });
+        }
+        if dec.is_finished() {
+            return None;
+        }
+    }
+}
+
+/// A mismatch between the content checksum a whole frame carries (if it
+/// carries one) and the one computed, as corruption at `offset`.
+fn zstd_checksum(dec: &FrameDecoder, offset: u64, verified: usize) -> Option<Stop> {
+    let (want, got) = (
+        dec.get_checksum_from_data()?,
+        dec.get_calculated_checksum()?,
+    );
+    (want != got).then(|| Stop::Corrupt {
+        offset,
+        detail: format!("content checksum {got:08x} does not match the frame's {want:08x}"),
+        verified,
+    })
 }
 
 #[cfg(test)]

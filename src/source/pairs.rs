@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::expand::Item;
-use super::rotation::split_name;
+use super::rotation::{NameParts, split_name};
 use super::{InputKind, InputSpec};
 
 const C2S_SUFFIX: &str = ".client-to-server.jsonl";
@@ -15,85 +15,108 @@ const S2C_SUFFIX: &str = ".server-to-client.jsonl";
 /// Joins the halves of per-direction pairs (one input at the place of the
 /// first half met) and drops duplicates.
 pub(super) fn join_pairs(items: Vec<Item>) -> Vec<InputSpec> {
-    let mut out: Vec<InputSpec> = Vec::new();
-    // (dir, NAME, rotation suffix) → index in `out`.
-    let mut pairs: HashMap<(PathBuf, String, String), usize> = HashMap::new();
-    let mut files: HashSet<PathBuf> = HashSet::new();
+    let mut joined = Joined::default();
     for item in items {
-        let f = match item {
-            Item::Bad(kind) => {
-                let spec = InputSpec {
-                    kind,
-                    rotation: None,
-                };
-                if !out.contains(&spec) {
-                    out.push(spec);
-                }
-                continue;
-            }
-            Item::File(f) => f,
+        match item {
+            Item::Bad(kind) => joined.bad(kind),
+            Item::File(f) => joined.file(f),
+        }
+    }
+    joined.out
+}
+
+/// The inputs made so far by [`join_pairs`].
+#[derive(Default)]
+struct Joined {
+    out: Vec<InputSpec>,
+    /// (dir, NAME, rotation suffix) → index in `out`.
+    pairs: HashMap<(PathBuf, String, String), usize>,
+    /// Files placed as inputs of their own.
+    files: HashSet<PathBuf>,
+}
+
+impl Joined {
+    /// An input that names nothing to read, once.
+    fn bad(&mut self, kind: InputKind) {
+        let spec = InputSpec {
+            kind,
+            rotation: None,
         };
+        if !self.out.contains(&spec) {
+            self.out.push(spec);
+        }
+    }
+
+    /// A file read as an input of its own, once.
+    fn single(&mut self, f: PathBuf) {
+        if self.files.insert(f.clone()) {
+            self.out.push(InputSpec::file(f));
+        }
+    }
+
+    /// A file: a half of a pair (a new pair, or the pair its partner
+    /// started), or else an input of its own.
+    fn file(&mut self, f: PathBuf) {
         let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
         let parts = f.file_name().map(|n| split_name(&n.to_string_lossy()));
-        let half = parts.as_ref().and_then(|p| {
-            p.stem
-                .strip_suffix(C2S_SUFFIX)
-                .map(|b| (b, true))
-                .or_else(|| p.stem.strip_suffix(S2C_SUFFIX).map(|b| (b, false)))
-        });
+        let half = parts.as_ref().and_then(|p| half_of(&p.stem));
         let (Some(parts), Some((base, is_c2s))) = (&parts, half) else {
-            if files.insert(f.clone()) {
-                out.push(InputSpec::file(f));
-            }
-            continue;
+            self.single(f);
+            return;
         };
         let key = (dir.clone(), base.to_string(), parts.rotation.clone());
-        let partner_name = |c2s: bool| {
-            format!(
-                "{base}{}{}",
-                if c2s { C2S_SUFFIX } else { S2C_SUFFIX },
-                parts.rotation
-            )
-        };
-        match pairs.get(&key) {
-            Some(&i) => {
-                // The other half (or the same one again): take its real path.
-                // A second, different file of a half already taken (`X.c2s.jsonl`
-                // beside `X.c2s.jsonl.gz`) is read as an input of its own:
-                // never dropped.
-                let mut taken = false;
-                if let InputKind::Pair { c2s, s2c, .. } = &mut out[i].kind {
-                    let slot = if is_c2s { c2s } else { s2c };
-                    if *slot != f && slot.is_file() {
-                        taken = true;
-                    } else {
-                        *slot = f.clone();
-                    }
-                }
-                if taken && files.insert(f.clone()) {
-                    out.push(InputSpec::file(f));
-                }
-            }
+        match self.pairs.get(&key) {
+            Some(&i) => self.other_half(i, f, is_c2s),
             None => {
-                let partner = find_partner(&dir, &partner_name(!is_c2s), &parts.compression);
-                let (c2s, s2c) = if is_c2s {
-                    (f.clone(), partner)
-                } else {
-                    (partner, f.clone())
-                };
-                pairs.insert(key, out.len());
-                out.push(InputSpec {
-                    kind: InputKind::Pair {
-                        name: base.to_string(),
-                        c2s,
-                        s2c,
-                    },
-                    rotation: None,
-                });
+                self.pairs.insert(key, self.out.len());
+                self.out.push(new_pair(&dir, base, parts, f, is_c2s));
             }
         }
     }
-    out
+
+    /// A half of the pair `out[i]`: the other half (or the same one again)
+    /// takes its real path. A second, different file of a half already
+    /// taken (`X.c2s.jsonl` beside `X.c2s.jsonl.gz`) is read as an input of
+    /// its own: never dropped.
+    fn other_half(&mut self, i: usize, f: PathBuf, is_c2s: bool) {
+        let mut taken = false;
+        if let InputKind::Pair { c2s, s2c, .. } = &mut self.out[i].kind {
+            let slot = if is_c2s { c2s } else { s2c };
+            if *slot != f && slot.is_file() {
+                taken = true;
+            } else {
+                *slot = f.clone();
+            }
+        }
+        if taken {
+            self.single(f);
+        }
+    }
+}
+
+/// NAME, and whether this is the client-to-server half, when `stem` (a
+/// file name without rotation or compression suffix) names a half.
+fn half_of(stem: &str) -> Option<(&str, bool)> {
+    stem.strip_suffix(C2S_SUFFIX)
+        .map(|b| (b, true))
+        .or_else(|| stem.strip_suffix(S2C_SUFFIX).map(|b| (b, false)))
+}
+
+/// The pair of the half `f` (in `dir`, named by `parts`), first met: its
+/// partner is the file on disk [`find_partner`] finds.
+fn new_pair(dir: &Path, base: &str, parts: &NameParts, f: PathBuf, is_c2s: bool) -> InputSpec {
+    let partner_suffix = if is_c2s { S2C_SUFFIX } else { C2S_SUFFIX };
+    let partner_name = format!("{base}{partner_suffix}{}", parts.rotation);
+    let partner = find_partner(dir, &partner_name, &parts.compression);
+    let (c2s, s2c) = if is_c2s { (f, partner) } else { (partner, f) };
+    InputSpec {
+        kind: InputKind::Pair {
+            name: base.to_string(),
+            c2s,
+            s2c,
+        },
+        rotation: None,
+    }
 }
 
 /// The partner half on disk: same compression first, then plain, `.gz`,
