@@ -1,0 +1,230 @@
+//! A line log read block by block, cut only where a record may start, so
+//! that a large log is never held whole.
+
+use std::path::Path;
+
+use super::SourceError;
+use super::decompress::Compression;
+use super::read::{check_head, check_regular, read_more};
+
+/// One block of a line log read by [`BlockReader`]: whole lines only.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The text (UTF-8; invalid bytes read as U+FFFD), ending at a line end
+    /// unless it is the end of the file.
+    pub text: String,
+    /// 1-based number of its first line in the file.
+    pub first_line: u64,
+    /// Byte offset of its first byte in the file.
+    pub offset: u64,
+}
+
+/// Reads a plain (uncompressed) file block by block, cutting only at line
+/// ends where `safe` says a new record may start, so that a large log is
+/// never held whole in memory (issue 5: memory bounded by what is in
+/// flight). Errors name the file and the byte offset.
+pub struct BlockReader {
+    file: Box<dyn std::io::Read + Send>,
+    display: String,
+    carry: Vec<u8>,
+    next_line: u64,
+    next_offset: u64,
+    eof: bool,
+    /// Buffers of blocks handed back by [`BlockReader::recycle`]: reused so
+    /// that a long file does not cost a fresh allocation (and its page
+    /// faults) per block.
+    pool: Vec<Vec<u8>>,
+    /// Size on disk, bytes.
+    pub bytes: u64,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N).
+    pub warnings: Vec<String>,
+}
+
+impl BlockReader {
+    /// Opens a plain file for block reading; `None` when it is compressed
+    /// (read those whole with [`read`], bounded by [`decompressed_limit`]).
+    ///
+    /// [`read`]: fn@super::read
+    /// [`decompressed_limit`]: super::decompressed_limit
+    pub fn open(path: &Path) -> Result<Option<BlockReader>, SourceError> {
+        use std::io::Read;
+        let display = path.display().to_string();
+        check_regular(path, &display)?;
+        check_head(path, &display)?;
+        let mut file =
+            std::fs::File::open(path).map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        let mut head = [0u8; 4];
+        let n = file
+            .read(&mut head)
+            .map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+        if Compression::sniff(&head[..n]).is_some() {
+            return Ok(None);
+        }
+        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut carry = head[..n].to_vec();
+        if carry.starts_with(b"\xEF\xBB") {
+            // Complete a possible BOM so it can be dropped below.
+            let mut rest = [0u8; 1];
+            if file
+                .read(&mut rest)
+                .map_err(|e| SourceError::Unreadable(display.clone(), e))?
+                == 1
+            {
+                carry.push(rest[0]);
+            }
+        }
+        let mut next_offset = 0;
+        if carry.starts_with(b"\xEF\xBB\xBF") {
+            carry.drain(..3);
+            next_offset = 3;
+        }
+        Ok(Some(BlockReader {
+            file: Box::new(file),
+            display,
+            carry,
+            next_line: 1,
+            next_offset,
+            eof: false,
+            pool: Vec::new(),
+            bytes,
+            warnings: Vec::new(),
+        }))
+    }
+
+    /// Reads text already decoded (a decompressed file, see [`read`]) block
+    /// by block, as [`BlockReader::open`] reads a plain file: the records
+    /// are not all held, only the text. `bytes` is the size on disk. The
+    /// decoding problems [`read`] found are the caller's to report.
+    ///
+    /// [`read`]: fn@super::read
+    pub fn from_text(display: &str, text: String, bytes: u64) -> Self {
+        BlockReader {
+            file: Box::new(std::io::Cursor::new(text.into_bytes())),
+            display: display.to_string(),
+            carry: Vec::new(),
+            next_line: 1,
+            next_offset: 0,
+            eof: false,
+            pool: Vec::new(),
+            bytes,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Hands a block's buffer back for reuse by the next blocks (optional:
+    /// a block not handed back is simply freed).
+    pub fn recycle(&mut self, block: Block) {
+        if self.pool.len() < 64 {
+            self.pool.push(block.text.into_bytes());
+        }
+    }
+
+    /// The next block of about `target` bytes (more when no safe cut comes
+    /// sooner), or `None` at the end. `safe` tells whether a line (its
+    /// bytes) may start a block.
+    pub fn next_block(
+        &mut self,
+        target: usize,
+        safe: fn(&[u8]) -> bool,
+    ) -> Result<Option<Block>, SourceError> {
+        let mut buf = self.pool.pop().unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
+        let cut = loop {
+            if !self.eof && buf.len() < target.max(1) {
+                let want = target.max(1) - buf.len();
+                if read_more(self.file.as_mut(), &mut buf, want, &self.display)? == 0 {
+                    self.eof = true;
+                }
+                continue;
+            }
+            if self.eof {
+                break buf.len();
+            }
+            match safe_cut(&buf, safe) {
+                Some(c) => break c,
+                None => {
+                    // No safe cut yet: read more.
+                    let want = target.max(1);
+                    if read_more(self.file.as_mut(), &mut buf, want, &self.display)? == 0 {
+                        self.eof = true;
+                    }
+                }
+            }
+        };
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        self.carry.extend_from_slice(&buf[cut..]);
+        buf.truncate(cut);
+        let offset = self.next_offset;
+        if let Some(i) = memchr::memchr(0, &buf) {
+            return Err(SourceError::Binary(self.display.clone(), offset + i as u64));
+        }
+        let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
+        let first_line = self.next_line;
+        self.next_line += lines;
+        self.next_offset += buf.len() as u64;
+        let text = match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => {
+                if self.warnings.is_empty() {
+                    self.warnings.push(format!(
+                        "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
+                        offset + e.utf8_error().valid_up_to() as u64
+                    ));
+                }
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            }
+        };
+        Ok(Some(Block {
+            text,
+            first_line,
+            offset,
+        }))
+    }
+}
+
+/// The last line end in `buf` after which a record may start (`safe` says
+/// so of the line that follows it): the offset of that line.
+fn safe_cut(buf: &[u8], safe: fn(&[u8]) -> bool) -> Option<usize> {
+    let mut end = buf.len();
+    while let Some(i) = memchr::memrchr(b'\n', &buf[..end]) {
+        let next = &buf[i + 1..];
+        let line_end = memchr::memchr(b'\n', next).unwrap_or(next.len());
+        // A line is judged only when it is whole (or the file ends).
+        if i + 1 + line_end < buf.len() && safe(&next[..line_end]) {
+            return Some(i + 1);
+        }
+        end = i;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_reader_cuts_at_safe_line_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("b.log");
+        // Lines starting with a digit are safe starts; "x" lines are not.
+        std::fs::write(&p, "\u{feff}1 a\nx\nx\n2 b\nx\n3 c\n").unwrap();
+        let mut r = BlockReader::open(&p).unwrap().unwrap();
+        let safe: fn(&[u8]) -> bool = |l| l.first().is_some_and(u8::is_ascii_digit);
+        let mut got = Vec::new();
+        while let Some(b) = r.next_block(4, safe).unwrap() {
+            got.push((b.first_line, b.offset, b.text));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, 3, "1 a\nx\nx\n".to_string()),
+                (4, 11, "2 b\nx\n".to_string()),
+                (6, 17, "3 c\n".to_string())
+            ]
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! Opening and reading one file: the checks that refuse it before it is
+//! read (not a regular file, UTF-16, binary), reading it whole
+//! (decompressing by magic bytes), and decoding its bytes to text.
+
+use std::path::{Path, PathBuf};
+
+use super::decompress::{Compression, decompress, decompressed_limit};
+use super::{SourceError, SourceFile};
+
+/// Reads and decodes one file, decompressing gzip / zstd (by magic bytes).
+pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
+    let display = path.display().to_string();
+    check_regular(path, &display)?;
+    check_head(path, &display)?;
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SourceError::NotFound(display));
+        }
+        Err(e) => return Err(SourceError::Unreadable(display, e)),
+    };
+    let Some(format) = Compression::sniff(&bytes) else {
+        return decode(display, path.to_path_buf(), bytes);
+    };
+    let size = bytes.len() as u64;
+    let (text, damage) = decompress(&display, format, &bytes, decompressed_limit(size))?;
+    drop(bytes);
+    let mut f = decode_text(display, path.to_path_buf(), text, size, true)?;
+    f.compression = Some(format);
+    f.damage = damage;
+    Ok(f)
+}
+
+/// The first `max` bytes of a regular file (fewer when it is shorter), to
+/// decide how to read it. FIFOs, devices and sockets are refused before
+/// they are opened (opening a FIFO blocks until a writer comes).
+pub fn head(path: &Path, max: usize) -> Result<Vec<u8>, SourceError> {
+    use std::io::Read;
+    let display = path.display().to_string();
+    check_regular(path, &display)?;
+    let mut buf = Vec::with_capacity(max.min(1 << 20));
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max as u64).read_to_end(&mut buf))
+        .map_err(|e| SourceError::Unreadable(display, e))?;
+    Ok(buf)
+}
+
+/// Refuses FIFOs, devices and sockets before reading: they may never end.
+pub(super) fn check_regular(path: &Path, display: &str) -> Result<(), SourceError> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SourceError::NotFound(display.into()));
+        }
+        Err(e) => return Err(SourceError::Unreadable(display.into(), e)),
+    };
+    let ft = meta.file_type();
+    let kind = if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_char_device() || ft.is_block_device() {
+        "a device"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        return Ok(());
+    };
+    Err(SourceError::NotRegular(display.into(), kind))
+}
+
+/// Looks at the first bytes before reading a whole file: UTF-16 and binary
+/// files are refused at once, whatever their size.
+pub(super) fn check_head(path: &Path, display: &str) -> Result<(), SourceError> {
+    use std::io::Read;
+    let mut head = [0u8; 8192];
+    let n = match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => n,
+        Err(e) => return Err(SourceError::Unreadable(display.into(), e)),
+    };
+    let head = &head[..n];
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(SourceError::Utf16(display.into()));
+    }
+    if Compression::sniff(head).is_none() {
+        if let Some(i) = memchr::memchr(0, head) {
+            return Err(SourceError::Binary(display.into(), i as u64));
+        }
+    }
+    Ok(())
+}
+
+/// Appends up to `want` bytes of `file` to `buf` (fewer only at the end of
+/// the file), into `buf`'s spare capacity: nothing is zeroed first.
+pub(super) fn read_more(
+    file: &mut (dyn std::io::Read + Send),
+    buf: &mut Vec<u8>,
+    want: usize,
+    display: &str,
+) -> Result<usize, SourceError> {
+    use std::io::Read;
+    buf.reserve(want);
+    file.take(want as u64)
+        .read_to_end(buf)
+        .map_err(|e| SourceError::Unreadable(display.to_string(), e))
+}
+
+/// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
+pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
+    let size = bytes.len() as u64;
+    decode_text(display, path, bytes, size, false)
+}
+
+/// [`decode`] of `bytes` whose size on disk is `size`; `decompressed` says
+/// that they are the decompressed text of a compressed file (its error and
+/// warning say offsets are in that text).
+fn decode_text(
+    display: String,
+    path: PathBuf,
+    bytes: Vec<u8>,
+    size: u64,
+    decompressed: bool,
+) -> Result<SourceFile, SourceError> {
+    if bytes.is_empty() {
+        return Err(SourceError::Empty(display));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(SourceError::Blank(display, bytes.len() as u64));
+    }
+    if let Some(i) = memchr::memchr(0, &bytes) {
+        return Err(if decompressed {
+            SourceError::BinaryDecompressed(display, i as u64)
+        } else {
+            SourceError::Binary(display, i as u64)
+        });
+    }
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    let mut warnings = Vec::new();
+    // No copy of the text when it is valid UTF-8 (the common case).
+    let mut text = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            warnings.push(format!(
+                "invalid UTF-8 at byte offset {}{}; such bytes are read as U+FFFD",
+                e.utf8_error().valid_up_to(),
+                if decompressed {
+                    " of the decompressed text"
+                } else {
+                    ""
+                }
+            ));
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    if bom {
+        text.drain(..3);
+    }
+    Ok(SourceFile {
+        path,
+        display,
+        text,
+        bytes: size,
+        warnings,
+        compression: None,
+        damage: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifos_devices_and_utf16_are_refused_before_reading() {
+        let e = read(Path::new("/dev/zero")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero: not a regular file (a device); give a capture file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("u16.har");
+        std::fs::write(&p, b"\xFF\xFE{\0\"\0").unwrap();
+        assert!(matches!(read(&p), Err(SourceError::Utf16(_))));
+    }
+
+    #[test]
+    fn decode_rules() {
+        let p = PathBuf::from("x");
+        assert!(matches!(
+            decode("x".into(), p.clone(), b"".to_vec()),
+            Err(SourceError::Empty(_))
+        ));
+        assert!(matches!(
+            decode("x".into(), p.clone(), b" \n".to_vec()),
+            Err(SourceError::Blank(_, 2))
+        ));
+        assert!(matches!(
+            decode("x".into(), p.clone(), b"ab\0c".to_vec()),
+            Err(SourceError::Binary(_, 2))
+        ));
+        let f = decode("x".into(), p.clone(), b"\xEF\xBB\xBF{}".to_vec()).unwrap();
+        assert_eq!(f.text, "{}");
+        let f = decode("x".into(), p, b"{\xff}".to_vec()).unwrap();
+        assert_eq!(f.warnings.len(), 1);
+        assert!(f.warnings[0].contains("byte offset 1"));
+    }
+}
