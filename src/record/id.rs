@@ -51,6 +51,33 @@ pub enum LooseKey {
     BigInt(Box<str>),
 }
 
+/// Whether the JSON number `text` (`-1.25e3`) has an integral value beyond
+/// ±2^53, decided on its decimal digits (no float rounding): the digits
+/// without trailing zeros, times ten to the power that remains.
+fn huge_integer(text: &str) -> bool {
+    let t = text.trim_start_matches('-');
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i64>().unwrap_or(0)),
+        None => (t, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: String = format!("{int}{frac}").trim_start_matches('0').into();
+    let kept = digits.trim_end_matches('0');
+    if kept.is_empty() {
+        return false;
+    }
+    let scale = exp - frac.len() as i64 + (digits.len() - kept.len()) as i64;
+    if scale < 0 {
+        return false;
+    }
+    let width = kept.len() as i64 + scale;
+    if width != 16 {
+        return width > 16;
+    }
+    let whole = format!("{kept}{}", "0".repeat(scale as usize));
+    whole.parse::<i128>().is_ok_and(|v| v > TWO_53)
+}
+
 /// 2^53: integers beyond ±2^53 are `id_precision_risk` (DESIGN.md catalogue).
 pub const TWO_53: i128 = 1 << 53;
 
@@ -114,16 +141,20 @@ impl Id {
     }
 
     /// `true` for a number with a fractional part or exponent form
-    /// (`fractional_id`).
+    /// (`fractional_id`), except an exponent form whose value is an
+    /// integer beyond ±2^53 (`1e400`): that one is [`Id::precision_risk`].
     pub fn is_fractional(&self) -> bool {
-        matches!(self, Id::Number(t) if t.contains(['.', 'e', 'E']))
+        matches!(self, Id::Number(t) if t.contains(['.', 'e', 'E']) && !huge_integer(t))
     }
 
-    /// `true` for an integer beyond ±2^53 (`id_precision_risk`).
+    /// `true` for an integer beyond ±2^53 (`id_precision_risk`), also when
+    /// written in exponent form (`1e400`, `9.1e15`): no double holds it
+    /// exactly, so a JavaScript client reads another id.
     pub fn precision_risk(&self) -> bool {
         match self {
             Id::Int(v) => v.abs() > TWO_53,
             Id::BigInt(_) => true,
+            Id::Number(t) => huge_integer(t),
             _ => false,
         }
     }
@@ -238,6 +269,21 @@ mod tests {
         assert_eq!(Id::from_raw("{}"), Id::Other("{}".into()));
         assert_eq!(Id::from_raw("true"), Id::Other("true".into()));
         assert!(Id::from_raw("20050.5").is_fractional());
+        // An exponent form of a huge integer is a precision risk, not a fraction.
+        for t in [
+            "1e400",
+            "1.5e400",
+            "-2E20",
+            "9.1e15",
+            "123456789012345678.0",
+        ] {
+            let id = Id::from_raw(t);
+            assert!(id.precision_risk() && !id.is_fractional(), "{t}");
+        }
+        for t in ["1e3", "9.007199254740992e15", "1e-400", "2.5"] {
+            let id = Id::from_raw(t);
+            assert!(!id.precision_risk(), "{t}");
+        }
         assert!(Id::from_raw("9007199254740993").precision_risk());
         assert!(!Id::from_raw("9007199254740992").precision_risk());
         let big = "1".to_string() + &"0".repeat(400);

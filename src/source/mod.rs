@@ -95,6 +95,12 @@ pub enum SourceError {
     /// UTF-16 text (a byte-order mark `FF FE` or `FE FF`).
     #[error("{0}: UTF-16 text (byte-order mark at byte offset 0); re-save it as UTF-8")]
     Utf16(String),
+    /// A compressed or archived file of a kind that is not read (xz,
+    /// bzip2, zip, 7z, lz4, recognised by their magic bytes).
+    #[error(
+        "{0}: unsupported compression ({1}); decompress it first, or recompress it with gzip or zstd"
+    )]
+    UnsupportedCompression(String, &'static str),
     /// A NUL byte: not a text capture.
     #[error("{0}: binary file (NUL byte at byte offset {1}), not a text capture")]
     Binary(String, u64),

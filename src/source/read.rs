@@ -83,12 +83,41 @@ pub(super) fn check_head(path: &Path, display: &str) -> Result<(), SourceError> 
     if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
         return Err(SourceError::Utf16(display.into()));
     }
+    if let Some(kind) = unsupported_compression(head) {
+        return Err(SourceError::UnsupportedCompression(display.into(), kind));
+    }
     if Compression::sniff(head).is_none() {
         if let Some(i) = memchr::memchr(0, head) {
             return Err(SourceError::Binary(display.into(), i as u64));
         }
     }
     Ok(())
+}
+
+/// The name of a compression or archive format that `head` starts with
+/// and that is not read (only gzip and zstd are): xz, bzip2, zip, 7z,
+/// lz4, lzip. Recognised by magic bytes, as gzip and zstd are.
+fn unsupported_compression(head: &[u8]) -> Option<&'static str> {
+    const MAGIC: [(&[u8], &str); 7] = [
+        (b"\xFD7zXZ\x00", "xz"),
+        (b"BZh", "bzip2"),
+        (b"PK\x03\x04", "zip"),
+        (b"PK\x05\x06", "zip"),
+        (b"7z\xBC\xAF\x27\x1C", "7z"),
+        (b"\x04\x22\x4D\x18", "lz4"),
+        (b"LZIP", "lzip"),
+    ];
+    let (_, name) = MAGIC.iter().find(|(m, _)| head.starts_with(m))?;
+    // "BZh" is also how a text file may start: bzip2 goes on with a block
+    // size digit and the block magic.
+    if *name == "bzip2"
+        && !(head.len() >= 10
+            && head[3].is_ascii_digit()
+            && head[4..10] == *b"\x31\x41\x59\x26\x53\x59")
+    {
+        return None;
+    }
+    Some(name)
 }
 
 /// Appends up to `want` bytes of `file` to `buf` (fewer only at the end of
@@ -204,5 +233,38 @@ mod tests {
         let f = decode("x".into(), p, b"{\xff}".to_vec()).unwrap();
         assert_eq!(f.warnings.len(), 1);
         assert!(f.warnings[0].contains("byte offset 1"));
+    }
+
+    #[test]
+    fn other_compressions_are_named_not_binary() {
+        // Real archives, made by Python's lzma, bz2 and zipfile modules.
+        let dir = tempfile::tempdir().unwrap();
+        let script = "import lzma, bz2, zipfile, sys\n\
+            d = b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\\n'\n\
+            o = sys.argv[1]\n\
+            open(o + '/a.xz', 'wb').write(lzma.compress(d))\n\
+            open(o + '/a.bz2', 'wb').write(bz2.compress(d))\n\
+            zipfile.ZipFile(o + '/a.zip', 'w').writestr('a.ndjson', d)\n";
+        let made = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(dir.path())
+            .status()
+            .expect("python3");
+        assert!(made.success());
+        for (name, kind) in [("a.xz", "xz"), ("a.bz2", "bzip2"), ("a.zip", "zip")] {
+            let p = dir.path().join(name);
+            let e = read(&p).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "{}: unsupported compression ({kind}); decompress it first, or recompress it with gzip or zstd",
+                    p.display()
+                )
+            );
+        }
+        // A text file that merely starts with "BZh" is read.
+        let t = dir.path().join("bzh.log");
+        std::fs::write(&t, "BZh is not bzip2\n").unwrap();
+        assert!(read(&t).is_ok());
     }
 }

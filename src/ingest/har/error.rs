@@ -10,6 +10,9 @@ pub(super) struct DocError {
     /// serde_json's message without its position.
     text: String,
     eof: bool,
+    /// Valid JSON of the wrong shape (a member of the wrong type, say
+    /// `log.entries` a number), not a syntax error.
+    shape: bool,
     /// Byte offset, 1-based line, column (bytes into the line); all 0 when
     /// serde_json gave no position.
     offset: u64,
@@ -24,6 +27,7 @@ impl DocError {
         DocError {
             text: text.to_string(),
             eof,
+            shape: false,
             offset,
             line,
             column,
@@ -38,6 +42,7 @@ impl DocError {
         DocError {
             text: full.strip_suffix(&suffix).unwrap_or(&full).to_string(),
             eof: e.is_eof(),
+            shape: e.is_data(),
             offset,
             line,
             column,
@@ -49,6 +54,7 @@ impl DocError {
         DocError {
             text: e.to_string(),
             eof: e.is_eof(),
+            shape: e.is_data(),
             offset: 0,
             line: 0,
             column: 0,
@@ -56,10 +62,14 @@ impl DocError {
     }
 
     /// The error line: `HAR ends early at byte N (line L, column C): …; n
-    /// entries read before it` (or `HAR is not valid JSON at …`).
+    /// entries read before it` (or `HAR is not valid JSON at …`, or `HAR
+    /// has the wrong shape at …` for valid JSON with a member of the wrong
+    /// type, which serde_json's words then name).
     pub(super) fn message(&self, read: u64) -> String {
         let what = if self.eof {
             "HAR ends early"
+        } else if self.shape {
+            "HAR has the wrong shape"
         } else {
             "HAR is not valid JSON"
         };

@@ -135,6 +135,13 @@ impl<'t> EntrySink<'t> {
             self.error(format!("entry {i}: no `request` object; skipped"));
             return Ok(());
         };
+        if req.method.0.is_none() && req.url.0.is_none() {
+            // serde reads a struct from an array too: `"request": [1, 2]`.
+            self.error(format!(
+                "entry {i}: `request` has no method and no URL (not a request object); skipped"
+            ));
+            return Ok(());
+        }
         let method = req
             .method
             .0
@@ -147,7 +154,7 @@ impl<'t> EntrySink<'t> {
         let resp = self.response(i, response.0);
         let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
-        let read = self.read_response(i, resp, &mut session);
+        let read = self.read_response(i, &method, resp, &mut session);
         let http = HttpContext {
             entry: i,
             is_request_body: false,
@@ -173,10 +180,13 @@ impl<'t> EntrySink<'t> {
             },
             http,
         };
-        if method == "POST"
-            && let Some(pd) = req.post_data.0
-        {
-            self.request_frame(pd, times.request, &shared);
+        if method == "POST" {
+            match req.post_data.0 {
+                Some(pd) => self.request_frame(pd, times.request, &shared),
+                None => self.error(format!(
+                    "entry {i}: POST without `postData` (its body was not captured); its messages are unknown"
+                )),
+            }
         }
         self.response_frames(read.frames, times.response, &shared);
         websocket::push_frames(&mut self.parsed.records, i, ws, shared.key, shared.at);
@@ -284,7 +294,13 @@ impl<'t> EntrySink<'t> {
     /// Reads the response: status, media type (`mimeType`, else the
     /// `Content-Type` header), body and the frames in it; a legacy
     /// `endpoint` event moves `session`.
-    fn read_response(&mut self, i: u64, resp: Response<'_>, session: &mut Session) -> ResponseRead {
+    fn read_response(
+        &mut self,
+        i: u64,
+        method: &str,
+        resp: Response<'_>,
+        session: &mut Session,
+    ) -> ResponseRead {
         let status = resp
             .status
             .0
@@ -304,7 +320,7 @@ impl<'t> EntrySink<'t> {
             mt = media_type(ct);
         }
         let stream = mt == "text/event-stream";
-        let (body, body_empty) = self.response_body(i, status, content);
+        let (body, body_empty) = self.response_body(i, status, method, content);
         let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, session);
         ResponseRead {
             status,
@@ -317,11 +333,13 @@ impl<'t> EntrySink<'t> {
 
     /// The response body's text (base64 decoded) and whether it is empty.
     /// Status 0: nothing arrived, the POST's requests stay unanswered. A
-    /// body not captured or not valid base64 is an error line.
+    /// body not captured or not valid base64 is an error line, unless it
+    /// is one HTTP never has ([`bodiless`]).
     fn response_body<'a>(
         &mut self,
         i: u64,
         status: i64,
+        method: &str,
         content: Content<'a>,
     ) -> (Option<Cow<'a, str>>, bool) {
         if status == 0 {
@@ -329,6 +347,7 @@ impl<'t> EntrySink<'t> {
         }
         let Content { text, encoding, .. } = content;
         match text.0 {
+            None if bodiless(status, method) => (None, true),
             None => {
                 self.error(format!(
                     "entry {i}: response body not captured (status {status})"
@@ -455,6 +474,15 @@ fn body_frames(
 }
 
 /// Whether a body's `encoding` is base64.
+/// A response that carries no body by HTTP's rules or MCP's: `101`
+/// (a WebSocket upgrade), `202 Accepted` (MCP's answer to notifications
+/// and responses), `204`, `304`, and the answers to `DELETE`, `OPTIONS`
+/// (a CORS preflight) and `HEAD`. A recorder that kept no text for one of
+/// these lost nothing.
+fn bodiless(status: i64, method: &str) -> bool {
+    matches!(status, 101 | 202 | 204 | 304) || matches!(method, "DELETE" | "OPTIONS" | "HEAD")
+}
+
 fn is_base64(encoding: Option<&str>) -> bool {
     encoding.is_some_and(|x| x.eq_ignore_ascii_case("base64"))
 }

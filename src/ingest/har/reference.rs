@@ -49,6 +49,8 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
             let offset = error_offset(input.text.as_bytes(), e.line(), e.column());
             let what = if e.is_eof() {
                 "HAR ends early"
+            } else if e.is_data() {
+                "HAR has the wrong shape"
             } else {
                 "HAR is not valid JSON"
             };
