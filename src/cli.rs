@@ -992,7 +992,7 @@ fn shard_arg(args: &AnalyzeArgs) -> Result<Option<Shard>> {
     let report = Report::new(&[], &empty);
     let tables = report.tables().context("building the tables")?;
     let mut columns: Vec<(&'static str, String)> = Vec::new();
-    for stem in analyze::frame::TABLES {
+    for stem in analyze::tables::TABLES {
         let df = tables.whole(stem).context("building the tables")?;
         columns.extend(
             df.get_column_names()
@@ -1012,7 +1012,7 @@ fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
         bail!("--shard-dir {}: not a directory", root.display());
     }
     let tables = rep.tables().context("building the tables")?;
-    for stem in analyze::frame::TABLES {
+    for stem in analyze::tables::TABLES {
         let dir = root.join(shard.folder(stem));
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         let part = dir.join(report::shard::PART_FILE);
@@ -1167,7 +1167,7 @@ fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     report::csv::batches(&tables, create("batches.csv")?).context("writing batches.csv")?;
     report::csv::latency(&tables, create("latency.csv")?).context("writing latency.csv")?;
     crate::mem::give_back();
-    for stem in analyze::frame::TABLES {
+    for stem in analyze::tables::TABLES {
         let name = format!("{stem}.parquet");
         let mut w = create(&name)?;
         tables

@@ -9,9 +9,9 @@
 
 pub mod engine;
 pub mod findings;
-pub mod frame;
 pub mod histogram;
 pub mod latency;
+pub mod tables;
 
 use rayon::prelude::*;
 use serde::Serialize;

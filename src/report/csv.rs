@@ -1,5 +1,5 @@
 //! `findings.csv`, `pairs.csv`, `batches.csv` and `latency.csv`: the run's
-//! tables (`analyze::frame`) as text, written by polars' `CsvWriter`
+//! tables (`analyze::tables`) as text, written by polars' `CsvWriter`
 //! (RFC 4180 quoting where needed). `pairs.csv` follows DESIGN.md's header
 //! exactly: `id` is the id's JSON text, times are RFC 3339 UTC with µs,
 //! milliseconds are written as Rust prints an `f64`, unknown values are
@@ -15,7 +15,7 @@ use std::io::Write;
 
 use polars::prelude::{CsvWriter, PolarsResult, QuoteStyle, SerWriter};
 
-use crate::analyze::frame::{self, Frames, PAIRS_COLUMNS, Tables};
+use crate::analyze::tables::{self, Frames, PAIRS_COLUMNS, Tables};
 
 /// `findings.csv`'s columns.
 pub const FINDINGS_COLUMNS: [&str; 11] = [
@@ -55,7 +55,7 @@ fn write<W: Write>(frames: Frames<'_>, columns: Option<&[&str]>, w: W) -> Polars
                 &all
             }
         };
-        let text = frame::csv_text(&df, columns)?;
+        let text = tables::csv_text(&df, columns)?;
         drop(df);
         if let Some(wr) = writer.take() {
             batched = Some(wr.batched(text.schema())?);

@@ -21,7 +21,7 @@ pub mod sanitize;
 pub mod shard;
 pub mod terminal;
 
-use crate::analyze::frame::{self, Tables};
+use crate::analyze::tables::{self, Tables};
 use crate::analyze::{Analysis, SessionSummary};
 
 /// What the run knows about one input (`summary.json` `inputs[]`).
@@ -83,7 +83,7 @@ impl<'a> Report<'a> {
     }
 }
 
-impl frame::Names for Report<'_> {
+impl tables::Names for Report<'_> {
     fn input(&self, input: usize) -> &str {
         self.file(input)
     }
@@ -99,7 +99,7 @@ impl Report<'_> {
     /// The run's tables (findings, pairs, batches, latency, sessions) for
     /// the CSV and Parquet writers.
     pub fn tables(&self) -> polars::prelude::PolarsResult<Tables<'_>> {
-        frame::build(self.analysis, &self.sessions, self)
+        tables::build(self.analysis, &self.sessions, self)
     }
 }
 

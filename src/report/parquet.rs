@@ -1,4 +1,4 @@
-//! The run's tables (`analyze::frame`) as Parquet files, one per table:
+//! The run's tables (`analyze::tables`) as Parquet files, one per table:
 //! `findings`, `pairs`, `batches`, `latency`, `sessions`. Their schema
 //! (column, type, unit, meaning) is documented in `reports/SCHEMA.md`:
 //! strings, Int64, Float64, Boolean and `Datetime(µs, UTC)`, which Spark,
@@ -13,7 +13,7 @@ use polars::prelude::{
     polars_err,
 };
 
-use crate::analyze::frame::Frames;
+use crate::analyze::tables::Frames;
 
 /// Version of the Parquet tables' schema (`reports/SCHEMA.md`); bumped when
 /// a column is renamed, retyped or removed, not when one is added.
