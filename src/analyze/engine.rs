@@ -56,7 +56,7 @@ pub struct Req {
 /// Progress of one request that named a `_meta.progressToken`
 /// (FORMATS.md §3.5), kept beside the rows: few requests ask for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
+pub struct RequestProgress {
     /// `notifications/progress` linked to it by its `progressToken`.
     pub notifications: u32,
     /// Of those, how many came after its response (FORMATS.md §3.5:
@@ -244,7 +244,7 @@ pub struct SessionResult {
     pub unlinked_progress: u64,
     /// Request index → its progress, for requests that named a
     /// `_meta.progressToken`.
-    pub progress: HashMap<usize, Progress>,
+    pub progress: HashMap<usize, RequestProgress>,
 }
 
 impl SessionResult {
@@ -731,7 +731,7 @@ impl Walker<'_> {
             self.progress_tokens.insert((d, tok.clone()), ri);
             self.out.progress.insert(
                 ri,
-                Progress {
+                RequestProgress {
                     last: f.ts,
                     ..Default::default()
                 },
@@ -1193,9 +1193,8 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Config, FindingKind, analyze};
+    use super::super::{Config, FindingKind};
     use crate::ingest::{self, Input};
-    use crate::reconstruct::build_sessions;
 
     /// Analyses an envelope log given as (ms, dir, message) lines and
     /// returns (kind, id JSON) of every finding in order.
@@ -1213,8 +1212,8 @@ mod tests {
             text: &text,
         };
         let parsed = ingest::parse(input, ingest::detect_format(&text));
-        let sessions = build_sessions(vec![(0, parsed.records, false)]);
-        let a = analyze(&Config::default(), &sessions);
+        let input = ("t.ndjson".to_string(), text.len() as u64, parsed);
+        let a = crate::pipeline::analyze_parsed(&Config::default(), false, vec![input]).analysis;
         let f = a
             .findings
             .iter()
