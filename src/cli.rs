@@ -1,5 +1,5 @@
 //! The command line (clap derive): arguments are parsed here and turned
-//! into a validated [`RunConfig`] by [`config`]; every flag is checked
+//! into a validated [`RunConfig`] by [`config()`]; every flag is checked
 //! before anything happens. The run itself is [`crate::pipeline::run`].
 
 use std::path::PathBuf;
@@ -244,5 +244,79 @@ mod tests {
         assert_eq!(parse_duration_us("2m"), Ok(120_000_000));
         assert_eq!(parse_duration_us("250"), Ok(250_000));
         assert!(parse_duration_us("soon").is_err());
+    }
+
+    fn checked(args: &[&str]) -> Result<RunConfig, UsageError> {
+        let argv = ["mcp-audit", "analyze", "in.log"].iter().chain(args);
+        config(Cli::try_parse_from(argv).expect("clap accepts it"))
+    }
+
+    #[test]
+    fn flags_are_checked_in_order() {
+        let err = |args: &[&str]| checked(args).expect_err("refused");
+        assert!(matches!(
+            err(&["--threads", "0", "--timeout", "0"]),
+            UsageError::Threads
+        ));
+        assert!(matches!(
+            err(&["--slow-factor", "0", "--timeout", "0"]),
+            UsageError::SlowFactor
+        ));
+        assert!(matches!(
+            err(&["--timeout", "0", "--shard", "a=b"]),
+            UsageError::Timeout
+        ));
+        assert!(matches!(
+            err(&["--shard", "a=b"]),
+            UsageError::ShardWithoutDir
+        ));
+        assert!(matches!(
+            err(&["--shard-dir", "d"]),
+            UsageError::DirWithoutShard
+        ));
+        assert!(matches!(
+            err(&["--shard", "kind=x", "--shard-dir", "d"]),
+            UsageError::Shard(_)
+        ));
+    }
+
+    #[test]
+    fn flags_become_the_configuration() {
+        let c = checked(&[]).expect("defaults");
+        assert!(c.redact && !c.per_input && c.shard.is_none() && c.threads.is_none());
+        assert_eq!(
+            (c.stdout, c.fail_on),
+            (Stdout::Summary, config::FailOn::Error)
+        );
+        assert_eq!(
+            (c.rules.timeout_us, c.rules.slow_us),
+            (60_000_000, 1_000_000)
+        );
+        assert_eq!(c.block_bytes, BLOCK_BYTES);
+        let c = checked(&[
+            "--no-redact",
+            "-q",
+            "--out",
+            "o",
+            "--per-input",
+            "--threads",
+            "2",
+            "--shard",
+            "date=1",
+            "--shard-dir",
+            "s",
+            "--fail-on",
+            "never",
+        ])
+        .expect("valid");
+        assert!(!c.redact && c.per_input);
+        assert_eq!(
+            (c.stdout, c.fail_on, c.threads),
+            (Stdout::Quiet, config::FailOn::Never, Some(2))
+        );
+        assert_eq!(
+            c.own_folders(),
+            vec![PathBuf::from("o"), PathBuf::from("s")]
+        );
     }
 }

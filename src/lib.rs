@@ -7,10 +7,10 @@
 //!                                    order, pairs)   metrics)    JSON, CSV)
 //! ```
 //!
-//! [`cli`] parses the command line into a validated [`config::RunConfig`];
-//! [`pipeline`] runs it through the stages above (the only path the
-//! binary, benches, fuzz targets and tests take). (Modules are
-//! listed alphabetically.)
+//! Each stage is a module (`record` holds the records). [`cli`] parses the command line
+//! into a validated [`config::RunConfig`]; [`pipeline`] runs it through
+//! the stages (the one path the binary, benches, fuzz targets and tests
+//! take).
 #![deny(missing_docs)]
 
 pub mod analyze;
