@@ -1,6 +1,7 @@
 //! Criterion benches per input format (`Throughput::Bytes`): parsing alone,
-//! and parsing plus reconstruct and analyze. Corpora come from
-//! `tools/gen_traffic.py` (made once under target/corpora/bench/).
+//! and parsing plus the pipeline's analysis (`pipeline::analyze_parsed`).
+//! Corpora come from `tools/gen_traffic.py` (made once under
+//! target/corpora/bench/).
 //!
 //! ```text
 //! cargo bench --bench ingest
@@ -10,9 +11,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_audit::analyze::{Config, analyze};
+use mcp_audit::analyze::Config;
 use mcp_audit::ingest::{self, Input};
-use mcp_audit::reconstruct::build_sessions;
+use mcp_audit::pipeline;
 
 fn corpus(format: &str, ext: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpora/bench");
@@ -83,8 +84,11 @@ fn bench(c: &mut Criterion) {
                     },
                     fmt,
                 );
-                let sessions = build_sessions(vec![(0, p.records, false)]);
-                analyze(&cfg, &sessions).totals.messages
+                let input = ("corpus".to_string(), text.len() as u64, p);
+                pipeline::analyze_parsed(&cfg, false, vec![input])
+                    .analysis
+                    .totals
+                    .messages
             })
         });
         g.finish();

@@ -7,13 +7,18 @@
 //!                                    order, pairs)   metrics)    JSON, CSV)
 //! ```
 //!
-//! Modules are listed in pipeline order.
+//! Each stage is a module (`record` holds the records). [`cli`] parses the command line
+//! into a validated [`config::RunConfig`]; [`pipeline`] runs it through
+//! the stages (the one path the binary, benches, fuzz targets and tests
+//! take).
 #![deny(missing_docs)]
 
 pub mod analyze;
 pub mod cli;
+pub mod config;
 pub mod ingest;
 pub mod mem;
+pub mod pipeline;
 pub mod reconstruct;
 pub mod record;
 pub mod report;

@@ -1,5 +1,6 @@
-//! `mcp-audit` binary: parse the command line, run, print the error chain
-//! once, exit 0 / 1 / 2 (DESIGN.md "Command line").
+//! `mcp-audit` binary: parse the command line into a validated
+//! configuration, run the pipeline, print the error chain once, exit
+//! 0 / 1 / 2 (DESIGN.md "Command line").
 
 use std::process::ExitCode;
 
@@ -14,7 +15,10 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match mcp_audit::cli::run(cli) {
+    let result = mcp_audit::cli::config(cli)
+        .map_err(anyhow::Error::from)
+        .and_then(|config| mcp_audit::pipeline::run(&config));
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("mcp-audit: {e:#}");

@@ -1,14 +1,15 @@
 //! The whole run on arbitrary text: detect (or force) a format, parse,
-//! rebuild sessions, analyse, and render summary.json and the terminal
-//! summary. Catches panics in the stages after the parsers.
+//! run the pipeline's analysis (`pipeline::analyze_parsed`: sessions,
+//! rules), and render summary.json and the terminal summary. Catches
+//! panics in the stages after the parsers.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_audit::analyze::{Config, analyze};
+use mcp_audit::analyze::Config;
 use mcp_audit::ingest::detect::Dialect;
 use mcp_audit::ingest::{Format, Input, detect_format, parse};
-use mcp_audit::reconstruct::build_sessions;
-use mcp_audit::report::{InputInfo, Report, json, terminal};
+use mcp_audit::pipeline;
+use mcp_audit::report::{json, terminal};
 
 fuzz_target!(|data: &[u8]| {
     // First byte: which format (most values: auto-detect, like the CLI).
@@ -31,10 +32,9 @@ fuzz_target!(|data: &[u8]| {
         _ => detect_format(&text),
     };
     let parsed = parse(Input { file: 0, name: "f.log", text: &text }, format);
-    let sessions = build_sessions(vec![(0, parsed.records, parsed.one_direction)]);
-    let analysis = analyze(&Config::default(), &sessions);
-    let infos = vec![InputInfo { file: "f.log".into(), other_lines: parsed.other_lines, ..Default::default() }];
-    let rep = Report::new(&infos, &analysis);
+    let input = ("f.log".to_string(), rest.len() as u64, parsed);
+    let run = pipeline::analyze_parsed(&Config::default(), false, vec![input]);
+    let rep = run.report();
     let _ = json::summary(&rep);
-    let _ = terminal::render(&rep, false);
+    let _ = terminal::text(&rep, false);
 });

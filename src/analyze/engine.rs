@@ -56,7 +56,7 @@ pub struct Req {
 /// Progress of one request that named a `_meta.progressToken`
 /// (FORMATS.md §3.5), kept beside the rows: few requests ask for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Progress {
+pub struct RequestProgress {
     /// `notifications/progress` linked to it by its `progressToken`.
     pub notifications: u32,
     /// Of those, how many came after its response (FORMATS.md §3.5:
@@ -244,7 +244,7 @@ pub struct SessionResult {
     pub unlinked_progress: u64,
     /// Request index → its progress, for requests that named a
     /// `_meta.progressToken`.
-    pub progress: HashMap<usize, Progress>,
+    pub progress: HashMap<usize, RequestProgress>,
 }
 
 impl SessionResult {
@@ -287,6 +287,19 @@ fn dir_index(d: Direction) -> usize {
 
 fn evidence(f: &Frame) -> (u64, u32) {
     (f.prov.offset, f.prov.len)
+}
+
+/// What one frame's responses did to the batches they answer.
+#[derive(Default)]
+struct Tally {
+    /// Batches linked to the frame.
+    linked: Vec<usize>,
+    /// Responses with an id (or a success without one).
+    non_null: usize,
+    /// Null-id error responses.
+    null_ids: usize,
+    /// Responses that answer no request.
+    unknown: usize,
 }
 
 /// Runs every per-session rule over one session's ordered frames.
@@ -366,50 +379,38 @@ impl Walker<'_> {
         });
     }
 
-    fn frame_inner(&mut self, f: &Frame, moved: bool) {
-        // An SSE event delivered again after a reconnect (same event id,
-        // same data) is counted once, before pairing (DESIGN.md catalogue).
-        if let Some(ev) = &f.event_id {
-            if !self.seen_events.insert(ev.clone()) {
-                let alt = match &f.payload {
-                    Payload::Single(m) => vec![m.id.clone()],
-                    Payload::Batch(ms) => ms
-                        .iter()
-                        .filter_map(|m| match m {
-                            Member::Message(m) => Some(m.id.clone()),
-                            Member::NotObject => None,
-                        })
-                        .collect(),
-                    _ => vec![],
-                };
-                self.out.counts.replays += 1;
-                self.find(K::SseReplayDuplicate, f, f.direction, FindingId::One(Id::Str(ev.id.clone())), None,
-                    format!("SSE event {} was delivered again after a reconnect with the same data; counted once", ev.id));
-                if let Some(last) = self.out.findings.last_mut() {
-                    last.alt_ids = alt;
-                }
-                return;
-            }
-        }
-        if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
-            self.out.counts.frames += 1;
-        }
-        let Some(d) = f.direction else {
-            self.non_json(f);
-            return;
+    /// Whether `f` is an SSE event delivered again after a reconnect (same
+    /// event id, same data): then it is counted once, before pairing
+    /// (DESIGN.md catalogue), and reported.
+    fn replayed(&mut self, f: &Frame) -> bool {
+        let Some(ev) = &f.event_id else {
+            return false;
         };
-        if matches!(f.payload, Payload::NonJson) {
-            self.non_json(f);
-            return;
+        if self.seen_events.insert(ev.clone()) {
+            return false;
         }
-        if let Some(h) = &f.http {
-            if self.out.revision.is_none() && h.is_request_body {
-                if let Some(v) = &h.protocol_header {
-                    self.out.revision = Some(v.to_string());
-                }
-            }
+        let alt = match &f.payload {
+            Payload::Single(m) => vec![m.id.clone()],
+            Payload::Batch(ms) => ms
+                .iter()
+                .filter_map(|m| match m {
+                    Member::Message(m) => Some(m.id.clone()),
+                    Member::NotObject => None,
+                })
+                .collect(),
+            _ => vec![],
+        };
+        self.out.counts.replays += 1;
+        self.find(K::SseReplayDuplicate, f, f.direction, FindingId::One(Id::Str(ev.id.clone())), None,
+            format!("SSE event {} was delivered again after a reconnect with the same data; counted once", ev.id));
+        if let Some(last) = self.out.findings.last_mut() {
+            last.alt_ids = alt;
         }
-        // Is this frame the reply to a notification-only batch? (rule 8)
+        true
+    }
+
+    /// The notification-only batch this frame replies to, if any (rule 8).
+    fn reply_to(&mut self, f: &Frame, d: Direction) -> Option<usize> {
         let mut reply_to = None;
         match &f.http {
             None => {
@@ -431,6 +432,33 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        reply_to
+    }
+
+    fn frame_inner(&mut self, f: &Frame, moved: bool) {
+        if self.replayed(f) {
+            return;
+        }
+        if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
+            self.out.counts.frames += 1;
+        }
+        let Some(d) = f.direction else {
+            self.non_json(f);
+            return;
+        };
+        if matches!(f.payload, Payload::NonJson) {
+            self.non_json(f);
+            return;
+        }
+        if let Some(h) = &f.http {
+            if self.out.revision.is_none() && h.is_request_body {
+                if let Some(v) = &h.protocol_header {
+                    self.out.revision = Some(v.to_string());
+                }
+            }
+        }
+        // Is this frame the reply to a notification-only batch? (rule 8)
+        let reply_to = self.reply_to(f, d);
         if let Some(b) = reply_to {
             let ids = self.out.batches[b].ids.clone();
             self.find(
@@ -547,11 +575,34 @@ impl Walker<'_> {
             }
             return;
         }
+        let bi = self.new_batch(f, d, &ids, members.len());
+        let (responses, all_notifications) = self.batch_members(f, d, members, bi);
+        self.out.batches[bi].responses = responses.len();
+        if all_notifications {
+            self.out.batches[bi].notification_only = true;
+            match &f.http {
+                None => self.await_reply[dir_index(d.other())] = Some(bi),
+                Some(_) => self.awaited(f, FindingId::Batch(ids)),
+            }
+        }
+        if let Some(h) = &f.http {
+            if d == Direction::C2s && h.is_request_body {
+                self.entry_batch.insert(h.entry, bi);
+            }
+        }
+        if !responses.is_empty() {
+            self.responses(f, d, &responses, moved);
+        }
+    }
+
+    /// Opens the row of a batch of `size` members (`ids`: its members'
+    /// ids); returns its index.
+    fn new_batch(&mut self, f: &Frame, d: Direction, ids: &[Id], size: usize) -> usize {
         let bi = self.out.batches.len();
         self.out.batches.push(Batch {
             direction: d,
-            ids: ids.clone(),
-            size: members.len(),
+            ids: ids.to_vec(),
+            size,
             reqs: Vec::new(),
             all_requests: 0,
             notifications: 0,
@@ -568,6 +619,18 @@ impl Walker<'_> {
             ts: f.ts,
             completed: None,
         });
+        bi
+    }
+
+    /// Walks batch `bi`'s members: requests and notifications now, the
+    /// responses returned (with whether every member is a notification).
+    fn batch_members<'m>(
+        &mut self,
+        f: &Frame,
+        d: Direction,
+        members: &'m [Member],
+        bi: usize,
+    ) -> (Vec<&'m Message>, bool) {
         let mut responses: Vec<&Message> = Vec::new();
         let mut all_notifications = true;
         for m in members {
@@ -598,22 +661,7 @@ impl Walker<'_> {
                 }
             }
         }
-        self.out.batches[bi].responses = responses.len();
-        if all_notifications {
-            self.out.batches[bi].notification_only = true;
-            match &f.http {
-                None => self.await_reply[dir_index(d.other())] = Some(bi),
-                Some(_) => self.awaited(f, FindingId::Batch(ids)),
-            }
-        }
-        if let Some(h) = &f.http {
-            if d == Direction::C2s && h.is_request_body {
-                self.entry_batch.insert(h.entry, bi);
-            }
-        }
-        if !responses.is_empty() {
-            self.responses(f, d, &responses, moved);
-        }
+        (responses, all_notifications)
     }
 
     /// A request or notification (rules 3, 6, 7).
@@ -635,36 +683,61 @@ impl Walker<'_> {
                 self.progress(f, d, m);
             }
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
-                if let Some(valid) = m.cancel_id().and_then(Id::valid) {
-                    let valid_id = m.cancel_id().expect("valid above");
-                    let lk = valid.loose();
-                    let sp = &self.spaces[dir_index(d)];
-                    let hit = sp.pending.get(&lk).and_then(|l| {
-                        l.iter().copied().find(|&r| {
-                            let q = &self.out.requests[r];
-                            q.id.strict_eq(&valid_id) && !q.cancelled
-                        })
-                    });
-                    if let Some(r) = hit {
-                        self.out.requests[r].cancelled = true;
-                        let sp = &mut self.spaces[dir_index(d)];
-                        sp.release(&valid);
-                        sp.other_ids.insert(valid);
-                        let q = &self.out.requests[r];
-                        let detail = format!(
-                            "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
-                            q.method.as_deref().unwrap_or("the request")
-                        );
-                        let f =
-                            q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
-                        self.out.findings.push(f);
-                    }
-                }
+                self.cancel(d, m);
             }
             return;
         }
         self.out.counts.requests += 1;
         let method = m.method.as_deref().map(str::to_string);
+        self.id_problems(f, d, m, &method);
+        let valid = m.id.valid();
+        let ri = self.push_request(f, d, m);
+        if let Some(b) = batch {
+            if valid.is_some() {
+                let pos = self.out.batches[b].reqs.len();
+                self.out.batches[b].reqs.push(ri);
+                self.out.requests[ri].batch = Some((b as u32, pos as u32));
+            }
+        }
+        let Some(valid) = valid else { return };
+        if self.one_direction {
+            return;
+        }
+        self.track_pending(f, d, m, ri, valid, method);
+    }
+
+    /// `notifications/cancelled` sent in direction `d`: the pending request
+    /// it names (sent the same way) is cancelled, and that is reported.
+    fn cancel(&mut self, d: Direction, m: &Message) {
+        let Some(valid) = m.cancel_id().and_then(Id::valid) else {
+            return;
+        };
+        let valid_id = m.cancel_id().expect("valid above");
+        let lk = valid.loose();
+        let sp = &self.spaces[dir_index(d)];
+        let hit = sp.pending.get(&lk).and_then(|l| {
+            l.iter().copied().find(|&r| {
+                let q = &self.out.requests[r];
+                q.id.strict_eq(&valid_id) && !q.cancelled
+            })
+        });
+        if let Some(r) = hit {
+            self.out.requests[r].cancelled = true;
+            let sp = &mut self.spaces[dir_index(d)];
+            sp.release(&valid);
+            sp.other_ids.insert(valid);
+            let q = &self.out.requests[r];
+            let detail = format!(
+                "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
+                q.method.as_deref().unwrap_or("the request")
+            );
+            let f = q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
+            self.out.findings.push(f);
+        }
+    }
+
+    /// Ids a request should not carry: null, fractional, beyond ±2^53.
+    fn id_problems(&mut self, f: &Frame, d: Direction, m: &Message, method: &Option<String>) {
         match &m.id {
             Id::Null => self.find(
                 K::NullRequestId,
@@ -693,7 +766,10 @@ impl Walker<'_> {
             ),
             _ => {}
         }
-        let valid = m.id.valid();
+    }
+
+    /// Adds the request's row (and its progress token); returns its index.
+    fn push_request(&mut self, f: &Frame, d: Direction, m: &Message) -> usize {
         let ri = self.out.requests.len();
         let shared = m
             .method
@@ -731,23 +807,26 @@ impl Walker<'_> {
             self.progress_tokens.insert((d, tok.clone()), ri);
             self.out.progress.insert(
                 ri,
-                Progress {
+                RequestProgress {
                     last: f.ts,
                     ..Default::default()
                 },
             );
         }
-        if let Some(b) = batch {
-            if valid.is_some() {
-                let pos = self.out.batches[b].reqs.len();
-                self.out.batches[b].reqs.push(ri);
-                self.out.requests[ri].batch = Some((b as u32, pos as u32));
-            }
-        }
-        let Some(valid) = valid else { return };
-        if self.one_direction {
-            return;
-        }
+        ri
+    }
+
+    /// A request with a valid id enters its id space: a duplicate of a
+    /// pending id, or a reused one, is reported (rules 6, 7).
+    fn track_pending(
+        &mut self,
+        f: &Frame,
+        d: Direction,
+        m: &Message,
+        ri: usize,
+        valid: ValidId,
+        method: Option<String>,
+    ) {
         let lk = valid.loose();
         let sp = &self.spaces[dir_index(d)];
         let pending_same = sp.live.get(&valid).is_some_and(|&n| n > 0);
@@ -851,10 +930,7 @@ impl Walker<'_> {
 
     /// Responses of one frame (rules 5, 6, 7, 9).
     fn responses(&mut self, f: &Frame, d: Direction, items: &[&Message], moved: bool) {
-        let mut linked: Vec<usize> = Vec::new();
-        let mut non_null = 0usize;
-        let mut null_ids = 0usize;
-        let mut unknown = 0usize;
+        let mut t = Tally::default();
         let entry = f.http.as_ref().map(|h| h.entry);
         for m in items {
             self.out.counts.messages += 1;
@@ -864,35 +940,16 @@ impl Walker<'_> {
                 continue;
             }
             if matches!(m.id, Id::Null | Id::Absent) {
-                if m.has_error {
-                    null_ids += 1;
-                    let code = m
-                        .error_code
-                        .map(|c| format!(" (code {c})"))
-                        .unwrap_or_default();
-                    self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
-                        format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
-                } else if !self.one_direction {
-                    non_null += 1;
-                    unknown += 1;
-                    self.find(
-                        K::UnknownIdResponse,
-                        f,
-                        Some(d),
-                        FindingId::One(Id::Null),
-                        None,
-                        "a success response without an id: it answers no request".into(),
-                    );
-                }
+                self.null_id_response(f, d, m, &mut t);
                 continue;
             }
-            non_null += 1;
+            t.non_null += 1;
             if self.one_direction {
                 continue;
             }
             let Some(lk) = m.id.loose() else {
                 // An id no request can have (a number out of every range).
-                unknown += 1;
+                t.unknown += 1;
                 self.find(
                     K::UnknownIdResponse,
                     f,
@@ -906,86 +963,137 @@ impl Walker<'_> {
                 );
                 continue;
             };
-            let space = dir_index(d.other());
-            let pick = self.spaces[space].pending.get(&lk).and_then(|lst| {
-                let reqs = &self.out.requests;
-                let same = |r: usize| reqs[r].id.strict_eq(&m.id);
-                let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
-                let in_post = if entry.is_some() {
-                    lst.iter().position(|&r| same(r) && here(r))
-                } else {
-                    None
-                };
-                in_post
-                    .or_else(|| lst.iter().position(|&r| same(r)))
-                    .or_else(|| {
-                        if entry.is_some() {
-                            lst.iter().position(|&r| here(r))
-                        } else {
-                            None
-                        }
-                    })
-                    .or(if lst.is_empty() { None } else { Some(0) })
-            });
-            if let Some(pos) = pick {
-                let Some(lst) = self.spaces[space].pending.get_mut(&lk) else {
-                    continue;
-                };
-                let Some(ri) = lst.remove(pos) else { continue };
-                if lst.is_empty() {
-                    self.spaces[space].pending.remove(&lk);
-                }
-                let q = &self.out.requests[ri];
-                if !q.cancelled {
-                    if let Some(v) = q.id.valid() {
-                        self.spaces[space].release(&v);
-                    }
-                }
-                self.spaces[space].answer(lk, ri, &self.out.requests);
-                self.pair(f, d, m, ri, moved, &mut linked);
-            } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
-                let method = self.out.requests[ri].method.as_deref().map(str::to_string);
-                self.find(
-                    K::DuplicateResponse,
-                    f,
-                    Some(d),
-                    FindingId::One(m.id.clone()),
-                    method,
-                    format!(
-                        "a second response for id {}, which was already answered",
-                        m.id.json_text()
-                    ),
-                );
-                if let Some((b, _)) = self.out.requests[ri].batch {
-                    let b = b as usize;
-                    if !linked.contains(&b) {
-                        linked.push(b);
-                    }
-                }
-            } else {
-                unknown += 1;
-                self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
-                    format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
-            }
+            self.response(f, d, m, (lk, entry), moved, &mut t);
         }
         if let (Some(h), Direction::S2c) = (&f.http, d) {
             if let Some(&b) = self.entry_batch.get(&h.entry) {
-                if !self.out.batches[b].reqs.is_empty() && !linked.contains(&b) {
-                    linked.push(b);
+                if !self.out.batches[b].reqs.is_empty() && !t.linked.contains(&b) {
+                    t.linked.push(b);
                 }
             }
         }
-        for b in linked {
+        for &b in &t.linked {
             let bt = &mut self.out.batches[b];
-            bt.linked += non_null;
-            bt.null_id += null_ids;
-            bt.unknown += unknown;
+            bt.linked += t.non_null;
+            bt.null_id += t.null_ids;
+            bt.unknown += t.unknown;
             if bt.reply.is_none() {
                 bt.reply = Some((f.prov.location, evidence(f), f.prov.file));
             }
             if f.ts.is_some() && !moved {
                 bt.completed = bt.completed.max(f.ts);
             }
+        }
+    }
+
+    /// A response with id null or none: an error the peer could not
+    /// address, or a success that answers nothing.
+    fn null_id_response(&mut self, f: &Frame, d: Direction, m: &Message, t: &mut Tally) {
+        if m.has_error {
+            t.null_ids += 1;
+            let code = m
+                .error_code
+                .map(|c| format!(" (code {c})"))
+                .unwrap_or_default();
+            self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
+                format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
+        } else if !self.one_direction {
+            t.non_null += 1;
+            t.unknown += 1;
+            self.find(
+                K::UnknownIdResponse,
+                f,
+                Some(d),
+                FindingId::One(Id::Null),
+                None,
+                "a success response without an id: it answers no request".into(),
+            );
+        }
+    }
+
+    /// The pending request (in id space `space`) a response with id `m.id`
+    /// (loose key `lk`) answers: the same id sent in the same HTTP entry,
+    /// else the same id, else any in the same entry, else the oldest.
+    fn pick_pending(
+        &self,
+        space: usize,
+        lk: &LooseKey,
+        m: &Message,
+        entry: Option<u64>,
+    ) -> Option<usize> {
+        self.spaces[space].pending.get(lk).and_then(|lst| {
+            let reqs = &self.out.requests;
+            let same = |r: usize| reqs[r].id.strict_eq(&m.id);
+            let here = |r: usize| entry.is_some() && reqs[r].entry == entry;
+            let in_post = if entry.is_some() {
+                lst.iter().position(|&r| same(r) && here(r))
+            } else {
+                None
+            };
+            in_post
+                .or_else(|| lst.iter().position(|&r| same(r)))
+                .or_else(|| {
+                    if entry.is_some() {
+                        lst.iter().position(|&r| here(r))
+                    } else {
+                        None
+                    }
+                })
+                .or(if lst.is_empty() { None } else { Some(0) })
+        })
+    }
+
+    /// A response with a usable id: paired with its pending request, or a
+    /// duplicate of an answered one, or unknown.
+    fn response(
+        &mut self,
+        f: &Frame,
+        d: Direction,
+        m: &Message,
+        (lk, entry): (LooseKey, Option<u64>),
+        moved: bool,
+        t: &mut Tally,
+    ) {
+        let space = dir_index(d.other());
+        if let Some(pos) = self.pick_pending(space, &lk, m, entry) {
+            let Some(lst) = self.spaces[space].pending.get_mut(&lk) else {
+                return;
+            };
+            let Some(ri) = lst.remove(pos) else { return };
+            if lst.is_empty() {
+                self.spaces[space].pending.remove(&lk);
+            }
+            let q = &self.out.requests[ri];
+            if !q.cancelled {
+                if let Some(v) = q.id.valid() {
+                    self.spaces[space].release(&v);
+                }
+            }
+            self.spaces[space].answer(lk, ri, &self.out.requests);
+            self.pair(f, d, m, ri, moved, &mut t.linked);
+        } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
+            let method = self.out.requests[ri].method.as_deref().map(str::to_string);
+            self.find(
+                K::DuplicateResponse,
+                f,
+                Some(d),
+                FindingId::One(m.id.clone()),
+                method,
+                format!(
+                    "a second response for id {}, which was already answered",
+                    m.id.json_text()
+                ),
+            );
+            if let Some((b, _)) = self.out.requests[ri].batch {
+                let b = b as usize;
+                if !t.linked.contains(&b) {
+                    t.linked.push(b);
+                }
+            }
+        } else {
+            t.unknown += 1;
+            self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
+                format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
         }
     }
 
@@ -1068,7 +1176,18 @@ impl Walker<'_> {
         if self.one_direction {
             return;
         }
-        // missing_response (rule 7) and stream_closed_before_response.
+        self.missing_responses();
+        for bi in 0..self.out.batches.len() {
+            if self.out.batches[bi].reqs.is_empty() {
+                continue;
+            }
+            self.batch_shape(bi);
+            self.batch_slow_tails(bi);
+        }
+    }
+
+    /// `missing_response` (rule 7) and `stream_closed_before_response`.
+    fn missing_responses(&mut self) {
         let mut extra = Vec::new();
         for q in &self.out.requests {
             if !q.id.is_valid() || q.answered || q.cancelled {
@@ -1095,96 +1214,100 @@ impl Walker<'_> {
             }
         }
         self.out.findings.extend(extra);
+    }
+
+    /// Batch `bi`'s responses against its requests: how many were linked
+    /// (`response_count_mismatch`) and in which order they came.
+    fn batch_shape(&mut self, bi: usize) {
+        let b = &self.out.batches[bi];
+        let reqs: Vec<&Req> = b.reqs.iter().map(|&r| &self.out.requests[r]).collect();
+        let expected = reqs.iter().filter(|q| q.answered || !q.cancelled).count();
+        let mut found = Vec::new();
+        if b.linked != expected {
+            found.push((
+                K::ResponseCountMismatch,
+                b.loc,
+                b.evidence,
+                b.file,
+                b.direction,
+                format!(
+                    "{} request(s) with valid ids but {} response(s) linked to the batch",
+                    expected, b.linked
+                ),
+            ));
+        }
+        let mut sorted = b.arrivals.clone();
+        sorted.sort_unstable();
+        let mis: Vec<String> = (0..b.arrivals.len())
+            .filter(|&i| b.arrivals[i] != sorted[i])
+            .map(|i| reqs[sorted[i]].id.json_text())
+            .collect();
+        if !mis.is_empty() {
+            let (loc, ev, file) = b.reply.unwrap_or((b.loc, b.evidence, b.file));
+            let order: Vec<String> = b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
+            found.push((K::OutOfOrderBatch, loc, ev, file, b.direction.other(),
+                format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
+        }
+        for (kind, loc, ev, file, dir, detail) in found {
+            let ids = b.ids.clone();
+            self.out.findings.push(Finding {
+                kind,
+                session: self.out.name.clone(),
+                direction: Some(dir),
+                id: FindingId::Batch(ids),
+                alt_ids: vec![],
+                method: None,
+                input: self.out.input,
+                file,
+                location: loc,
+                evidence: ev,
+                detail,
+            });
+        }
+    }
+
+    /// `slow_tail` inside batch `bi` (rule 10): a member at least
+    /// `--slow` and `--slow-factor` × the median of the rest.
+    fn batch_slow_tails(&mut self, bi: usize) {
         let slow = self.cfg.slow_us;
         let factor = self.cfg.slow_factor;
-        for bi in 0..self.out.batches.len() {
-            let b = &self.out.batches[bi];
-            if b.reqs.is_empty() {
-                continue;
-            }
-            let reqs: Vec<&Req> = b.reqs.iter().map(|&r| &self.out.requests[r]).collect();
-            let expected = reqs.iter().filter(|q| q.answered || !q.cancelled).count();
-            let mut found = Vec::new();
-            if b.linked != expected {
-                found.push((
-                    K::ResponseCountMismatch,
-                    b.loc,
-                    b.evidence,
-                    b.file,
-                    b.direction,
-                    format!(
-                        "{} request(s) with valid ids but {} response(s) linked to the batch",
-                        expected, b.linked
-                    ),
-                ));
-            }
-            let mut sorted = b.arrivals.clone();
+        let b = &self.out.batches[bi];
+        let timed: Vec<(usize, Micros)> = b
+            .reqs
+            .iter()
+            .filter_map(|&r| {
+                let q = &self.out.requests[r];
+                if q.cancelled {
+                    None
+                } else {
+                    q.latency.map(|l| (r, l))
+                }
+            })
+            .collect();
+        if timed.len() >= 2 {
+            let mut sorted: Vec<Micros> = timed.iter().map(|&(_, l)| l).collect();
             sorted.sort_unstable();
-            let mis: Vec<String> = (0..b.arrivals.len())
-                .filter(|&i| b.arrivals[i] != sorted[i])
-                .map(|i| reqs[sorted[i]].id.json_text())
-                .collect();
-            if !mis.is_empty() {
-                let (loc, ev, file) = b.reply.unwrap_or((b.loc, b.evidence, b.file));
-                let order: Vec<String> =
-                    b.arrivals.iter().map(|&i| reqs[i].id.json_text()).collect();
-                found.push((K::OutOfOrderBatch, loc, ev, file, b.direction.other(),
-                    format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
-            }
-            for (kind, loc, ev, file, dir, detail) in found {
-                let ids = b.ids.clone();
-                self.out.findings.push(Finding {
-                    kind,
-                    session: self.out.name.clone(),
-                    direction: Some(dir),
-                    id: FindingId::Batch(ids),
-                    alt_ids: vec![],
-                    method: None,
-                    input: self.out.input,
-                    file,
-                    location: loc,
-                    evidence: ev,
-                    detail,
-                });
-            }
-            // slow_tail inside a batch (rule 10).
-            let timed: Vec<(usize, Micros)> = b
-                .reqs
-                .iter()
-                .filter_map(|&r| {
-                    let q = &self.out.requests[r];
-                    if q.cancelled {
-                        None
-                    } else {
-                        q.latency.map(|l| (r, l))
-                    }
-                })
-                .collect();
-            if timed.len() >= 2 {
-                let mut sorted: Vec<Micros> = timed.iter().map(|&(_, l)| l).collect();
-                sorted.sort_unstable();
-                for &(r, l) in &timed {
-                    if l < slow {
-                        continue;
-                    }
-                    // The median of the rest: this member's value left out.
-                    let at = sorted.partition_point(|&x| x < l);
-                    let med = super::latency::median_without(&sorted, at);
-                    if (l as f64) >= factor * med {
-                        let detail = format!(
-                            "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back",
-                            l as f64 / 1000.0,
-                            l as f64 / med.max(1.0),
-                            med / 1000.0
-                        );
-                        let f = self.out.requests[r].finding(
-                            K::SlowTail,
-                            &self.out.name,
-                            self.out.input,
-                            detail,
-                        );
-                        self.out.findings.push(f);
-                    }
+            for &(r, l) in &timed {
+                if l < slow {
+                    continue;
+                }
+                // The median of the rest: this member's value left out.
+                let at = sorted.partition_point(|&x| x < l);
+                let med = super::latency::median_without(&sorted, at);
+                if (l as f64) >= factor * med {
+                    let detail = format!(
+                        "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back",
+                        l as f64 / 1000.0,
+                        l as f64 / med.max(1.0),
+                        med / 1000.0
+                    );
+                    let f = self.out.requests[r].finding(
+                        K::SlowTail,
+                        &self.out.name,
+                        self.out.input,
+                        detail,
+                    );
+                    self.out.findings.push(f);
                 }
             }
         }
@@ -1193,9 +1316,8 @@ impl Walker<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Config, FindingKind, analyze};
+    use super::super::{Config, FindingKind};
     use crate::ingest::{self, Input};
-    use crate::reconstruct::build_sessions;
 
     /// Analyses an envelope log given as (ms, dir, message) lines and
     /// returns (kind, id JSON) of every finding in order.
@@ -1213,8 +1335,8 @@ mod tests {
             text: &text,
         };
         let parsed = ingest::parse(input, ingest::detect_format(&text));
-        let sessions = build_sessions(vec![(0, parsed.records, false)]);
-        let a = analyze(&Config::default(), &sessions);
+        let input = ("t.ndjson".to_string(), text.len() as u64, parsed);
+        let a = crate::pipeline::analyze_parsed(&Config::default(), false, vec![input]).analysis;
         let f = a
             .findings
             .iter()

@@ -26,33 +26,78 @@ pub fn nearest_rank(sorted: &[Micros], permille: usize) -> Micros {
     sorted[rank.min(n) - 1]
 }
 
+/// Latencies sorted ascending, never empty: where every latency quantile
+/// of the outputs is taken (nearest rank) and turned into milliseconds,
+/// for `summary.json`, the tables and the page alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sorted(Vec<Micros>);
+
+impl Sorted {
+    /// Sorts `values`; `None` when empty.
+    pub fn new(mut values: Vec<Micros>) -> Option<Sorted> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable();
+        Some(Sorted(values))
+    }
+
+    /// Number of latencies.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The nearest-rank quantile at `permille` ‰ (ms).
+    pub fn quantile_ms(&self, permille: usize) -> f64 {
+        ms(nearest_rank(&self.0, permille))
+    }
+
+    /// The largest (ms).
+    pub fn max_ms(&self) -> f64 {
+        ms(*self.0.last().unwrap_or(&0))
+    }
+
+    /// The [`median`] (ms).
+    pub fn median_ms(&self) -> f64 {
+        median_of_sorted(&self.0) / 1000.0
+    }
+
+    /// Count, p50, p90, p99 and max.
+    pub fn quantiles(&self) -> Quantiles {
+        Quantiles {
+            count: self.count(),
+            p50: self.quantile_ms(500),
+            p90: self.quantile_ms(900),
+            p99: self.quantile_ms(990),
+            max: self.max_ms(),
+        }
+    }
+}
+
+/// µs → ms.
+fn ms(x: Micros) -> f64 {
+    x as f64 / 1000.0
+}
+
 /// Quantiles of `values` (µs in, ms out); `None` when empty.
 pub fn quantiles(values: &[Micros]) -> Option<Quantiles> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut v = values.to_vec();
-    v.sort_unstable();
-    let ms = |x: Micros| x as f64 / 1000.0;
-    Some(Quantiles {
-        count: v.len(),
-        p50: ms(nearest_rank(&v, 500)),
-        p90: ms(nearest_rank(&v, 900)),
-        p99: ms(nearest_rank(&v, 990)),
-        max: ms(*v.last().unwrap_or(&0)),
-    })
+    Sorted::new(values.to_vec()).map(|s| s.quantiles())
 }
 
 /// Median in µs (an even count's median is the mean of the two middle
 /// values); 0 for an empty slice.
 pub fn median(values: &[Micros]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
     let mut v = values.to_vec();
     v.sort_unstable();
+    median_of_sorted(&v)
+}
+
+/// [`median`] of values already sorted.
+fn median_of_sorted(v: &[Micros]) -> f64 {
     let n = v.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
         v[n / 2] as f64
     } else {
         (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0

@@ -2,21 +2,19 @@
 //! and latency (DESIGN.md "Findings catalogue", "Precise rules",
 //! "Metrics").
 //!
-//! Sessions are independent, so they are walked in parallel (rayon); the
+//! Sessions are independent, so the pipeline walks them in parallel; the
 //! capture-wide slow-tail rule (rule 10, requests outside batches) runs
 //! after, on the merged latencies. Results are sorted by input and location
 //! so output is the same for any thread count.
 
 pub mod engine;
 pub mod findings;
-pub mod frame;
 pub mod histogram;
 pub mod latency;
+pub mod tables;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::reconstruct::Session;
 use crate::record::Micros;
 pub use engine::{Batch, Req, SessionResult};
 pub use findings::{Finding, FindingId, FindingKind, Severity};
@@ -205,12 +203,6 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
     };
     m.pair_latency = latency::quantiles(&lat);
     m
-}
-
-/// Runs every rule over every session.
-pub fn analyze(cfg: &Config, sessions: &[Session]) -> Analysis {
-    let results: Vec<SessionResult> = sessions.par_iter().map(|s| engine::walk(cfg, s)).collect();
-    finalize(cfg, results)
 }
 
 /// The capture-wide rules over walked sessions (in input order): slow tails

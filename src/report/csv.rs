@@ -1,5 +1,5 @@
 //! `findings.csv`, `pairs.csv`, `batches.csv` and `latency.csv`: the run's
-//! tables (`analyze::frame`) as text, written by polars' `CsvWriter`
+//! tables (`analyze::tables`) as text, written by polars' `CsvWriter`
 //! (RFC 4180 quoting where needed). `pairs.csv` follows DESIGN.md's header
 //! exactly: `id` is the id's JSON text, times are RFC 3339 UTC with µs,
 //! milliseconds are written as Rust prints an `f64`, unknown values are
@@ -11,11 +11,12 @@
 //! valid-id requests; `response_position` the 0-based arrival rank of its
 //! response among the batch's paired responses.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use polars::prelude::{CsvWriter, PolarsResult, QuoteStyle, SerWriter};
 
-use crate::analyze::frame::{self, Frames, PAIRS_COLUMNS, Tables};
+use super::{Render, RenderOptions, Report};
+use crate::analyze::tables::{self, Frames, PAIRS_COLUMNS};
 
 /// `findings.csv`'s columns.
 pub const FINDINGS_COLUMNS: [&str; 11] = [
@@ -55,7 +56,7 @@ fn write<W: Write>(frames: Frames<'_>, columns: Option<&[&str]>, w: W) -> Polars
                 &all
             }
         };
-        let text = frame::csv_text(&df, columns)?;
+        let text = tables::csv_text(&df, columns)?;
         drop(df);
         if let Some(wr) = writer.take() {
             batched = Some(wr.batched(text.schema())?);
@@ -70,23 +71,29 @@ fn write<W: Write>(frames: Frames<'_>, columns: Option<&[&str]>, w: W) -> Polars
     }
 }
 
-/// `findings.csv`: one row per finding.
-pub fn findings<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
-    write(t.frames("findings")?, Some(&FINDINGS_COLUMNS), w)
-}
+/// One table as CSV (`Csv("findings")` writes `findings.csv`):
+/// `findings` one row per finding; `pairs` one row per request, both
+/// directions (DESIGN.md header); `batches` one row per JSON array with
+/// members, with its completion time against its member latencies;
+/// `latency` quantiles overall, per method, per server, per batch size.
+#[derive(Debug, Clone, Copy)]
+pub struct Csv(pub &'static str);
 
-/// `pairs.csv`: one row per request, both directions (DESIGN.md header).
-pub fn pairs<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
-    write(t.frames("pairs")?, Some(&PAIRS_COLUMNS), w)
-}
-
-/// `batches.csv`: one row per JSON array with members, with its completion
-/// time against its member latencies.
-pub fn batches<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
-    write(t.frames("batches")?, None, w)
-}
-
-/// `latency.csv`: quantiles overall, per method, per server, per batch size.
-pub fn latency<W: Write>(t: &Tables<'_>, w: W) -> PolarsResult<()> {
-    write(t.frames("latency")?, None, w)
+impl Render for Csv {
+    fn render(
+        &self,
+        _: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        opts: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        let columns: Option<&[&str]> = match self.0 {
+            "findings" => Some(&FINDINGS_COLUMNS),
+            "pairs" => Some(&PAIRS_COLUMNS),
+            _ => None,
+        };
+        opts.tables()?
+            .frames(self.0)
+            .and_then(|frames| write(frames, columns, out))
+            .map_err(io::Error::other)
+    }
 }

@@ -31,9 +31,9 @@ use std::io::{self, Write};
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
 use serde_json::{Value, json};
 
-use super::Report;
 use super::redact;
 use super::sanitize::escape_controls;
+use super::{Render, RenderOptions, Report};
 use crate::analyze::histogram::{self, MethodLatency};
 use crate::analyze::{FindingKind, Severity};
 use crate::source::Excerpt;
@@ -330,101 +330,219 @@ const WATERFALL_SLOT: &str = "\u{0}WATERFALL\u{0}";
 /// index, its 1-based number among all the run's batches.
 type WfBatch = (bool, usize, usize, usize);
 
-/// Writes the data island's JSON text to `w`, made safe for a `<script>`
-/// element. Two passes, so no part is held as text: the first interns
-/// sessions, files and methods (in the order the rows name them), renders
-/// the evidence (at most [`EVIDENCE_BUDGET`] bytes) and marks the batches
-/// with a problem; the second writes the object, its findings rows and
-/// waterfall batches streamed into the skeleton one by one.
-fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
-    let a = r.analysis;
-    let mut sessions = Table::default();
-    let mut files = Table::default();
-    let mut methods = Table::default();
-    let mut ev_index: HashMap<EvidenceKey, usize> = HashMap::new();
-    let mut evidence: Vec<&Shown> = Vec::new();
-    let findings = &a.findings[..a.findings.len().min(MAX_FINDINGS)];
-    for f in findings {
-        let key = (f.file, f.evidence.0, f.evidence.1);
-        if !ev_index.contains_key(&key)
-            && let Some(e) = x.evidence.get(&key)
-        {
-            evidence.push(e);
-            ev_index.insert(key, evidence.len() - 1);
-        }
-        sessions.get(&clean(&f.session));
-        if let Some(m) = f.method.as_deref() {
-            methods.get(&clean(m));
-        }
-        files.get(&clean(r.file_name(f.file)));
-    }
+/// The slow tails' keys (session, file, evidence, id JSON), to mark
+/// waterfall members.
+type SlowSet<'a> = HashSet<(&'a str, u32, (u64, u32), String)>;
 
-    // Waterfall: request batches with valid-id members and a start time.
-    let slow: HashSet<(&str, u32, (u64, u32), String)> = a
-        .findings
-        .iter()
-        .filter(|f| f.kind == FindingKind::SlowTail)
-        .map(|f| {
-            (
-                f.session.as_str(),
-                f.file,
-                f.evidence,
-                f.id.to_json().to_string(),
-            )
-        })
-        .collect();
-    let mut wf: Vec<WfBatch> = Vec::new();
-    let mut batch_no = 0usize;
-    for (si, s) in a.sessions.iter().enumerate() {
-        for (bi, b) in s.batches.iter().enumerate() {
-            batch_no += 1;
-            if b.ts.is_none() || b.reqs.is_empty() {
-                continue;
+/// The data island's first pass: names interned in the order the rows
+/// name them, the evidence shown, the findings embedded as rows, and the
+/// waterfall's batches (shown: `idx`, indexes into `wf`).
+struct Island<'a> {
+    sessions: Table,
+    files: Table,
+    methods: Table,
+    ev_index: HashMap<EvidenceKey, usize>,
+    evidence: Vec<&'a Shown>,
+    findings: &'a [crate::analyze::Finding],
+    slow: SlowSet<'a>,
+    wf: Vec<WfBatch>,
+    idx: Vec<usize>,
+}
+
+impl<'a> Island<'a> {
+    /// Interns the findings' names and picks their evidence.
+    fn new(r: &'a Report<'a>, x: &'a Extras<'a>) -> Self {
+        let a = r.analysis;
+        let mut d = Island {
+            sessions: Table::default(),
+            files: Table::default(),
+            methods: Table::default(),
+            ev_index: HashMap::new(),
+            evidence: Vec::new(),
+            findings: &a.findings[..a.findings.len().min(MAX_FINDINGS)],
+            slow: HashSet::new(),
+            wf: Vec::new(),
+            idx: Vec::new(),
+        };
+        for f in d.findings {
+            let key = (f.file, f.evidence.0, f.evidence.1);
+            if !d.ev_index.contains_key(&key)
+                && let Some(e) = x.evidence.get(&key)
+            {
+                d.evidence.push(e);
+                d.ev_index.insert(key, d.evidence.len() - 1);
             }
-            let problem = batch_members(s, b, &slow)
-                .iter()
-                .any(|m| m.ooo || m.slow || !m.paired);
-            sessions.get(&clean(&s.name));
-            files.get(&clean(r.file_name(b.file)));
-            wf.push((problem, si, bi, batch_no));
+            d.sessions.get(&clean(&f.session));
+            if let Some(m) = f.method.as_deref() {
+                d.methods.get(&clean(m));
+            }
+            d.files.get(&clean(r.file_name(f.file)));
         }
+        d.waterfall(r);
+        d
     }
-    let total_batches = wf.len();
-    // Problem batches first (in order), then the others, up to the cap; shown in order.
-    let mut idx: Vec<usize> = (0..wf.len()).collect();
-    idx.sort_by_key(|&i| !wf[i].0);
-    idx.truncate(MAX_BATCHES);
-    idx.sort_unstable();
 
-    let kinds: Vec<Value> = FindingKind::ALL
-        .iter()
-        .map(|k| json!([k.name(), k.severity().as_str()]))
-        .collect();
-    let edges: Vec<f64> = (0..=histogram::BINS).map(histogram::edge_ms).collect();
-    let lat: Vec<Value> = x
-        .latency
-        .iter()
-        .map(|m| {
-            let q = &m.quantiles;
-            json!({"method": clean(&m.method), "count": q.count, "p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "bins": m.bins})
+    /// Waterfall: request batches with valid-id members and a start time;
+    /// problem batches first (in order), then the others, up to the cap;
+    /// shown in order.
+    fn waterfall(&mut self, r: &'a Report<'a>) {
+        let a = r.analysis;
+        self.slow = a
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::SlowTail)
+            .map(|f| {
+                (
+                    f.session.as_str(),
+                    f.file,
+                    f.evidence,
+                    f.id.to_json().to_string(),
+                )
+            })
+            .collect();
+        let mut batch_no = 0usize;
+        for (si, s) in a.sessions.iter().enumerate() {
+            for (bi, b) in s.batches.iter().enumerate() {
+                batch_no += 1;
+                if b.ts.is_none() || b.reqs.is_empty() {
+                    continue;
+                }
+                let problem = batch_members(s, b, &self.slow)
+                    .iter()
+                    .any(|m| m.ooo || m.slow || !m.paired);
+                self.sessions.get(&clean(&s.name));
+                self.files.get(&clean(r.file_name(b.file)));
+                self.wf.push((problem, si, bi, batch_no));
+            }
+        }
+        let mut idx: Vec<usize> = (0..self.wf.len()).collect();
+        idx.sort_by_key(|&i| !self.wf[i].0);
+        idx.truncate(MAX_BATCHES);
+        idx.sort_unstable();
+        self.idx = idx;
+    }
+
+    /// The island's JSON with its three large parts as placeholders.
+    fn skeleton(&self, r: &Report<'_>, x: &Extras<'_>) -> String {
+        let kinds: Vec<Value> = FindingKind::ALL
+            .iter()
+            .map(|k| json!([k.name(), k.severity().as_str()]))
+            .collect();
+        let edges: Vec<f64> = (0..=histogram::BINS).map(histogram::edge_ms).collect();
+        let lat: Vec<Value> = x
+            .latency
+            .iter()
+            .map(|m| {
+                let q = &m.quantiles;
+                json!({"method": clean(&m.method), "count": q.count, "p50": q.p50, "p90": q.p90, "p99": q.p99, "max": q.max, "bins": m.bins})
+            })
+            .collect();
+        json!({
+            "kinds": kinds,
+            "sessions": self.sessions.names,
+            "files": self.files.names,
+            "methods": self.methods.names,
+            "findings": ROWS_SLOT,
+            "findings_total": r.analysis.findings.len(),
+            "evidence": EVIDENCE_SLOT,
+            "evidence_budget": EVIDENCE_BUDGET,
+            "redacted": x.redact,
+            "latency": {"edges": edges, "methods": lat},
+            "waterfall": WATERFALL_SLOT,
+            "waterfall_total": self.wf.len(),
         })
-        .collect();
-    let skeleton = json!({
-        "kinds": kinds,
-        "sessions": sessions.names,
-        "files": files.names,
-        "methods": methods.names,
-        "findings": ROWS_SLOT,
-        "findings_total": a.findings.len(),
-        "evidence": EVIDENCE_SLOT,
-        "evidence_budget": EVIDENCE_BUDGET,
-        "redacted": x.redact,
-        "latency": {"edges": edges, "methods": lat},
-        "waterfall": WATERFALL_SLOT,
-        "waterfall_total": total_batches,
-    })
-    .to_string();
+        .to_string()
+    }
 
+    /// The evidence excerpts, comma-separated.
+    fn write_evidence<W: Write>(&self, out: &mut ScriptSafe<W>) -> io::Result<()> {
+        for (i, e) in self.evidence.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, e).map_err(to_io)?;
+        }
+        Ok(())
+    }
+
+    /// The findings rows, comma-separated.
+    fn write_rows<W: Write>(&self, r: &Report<'_>, out: &mut ScriptSafe<W>) -> io::Result<()> {
+        let id = |t: &Table, s: &str| t.index.get(s).copied().unwrap_or(0);
+        for (i, f) in self.findings.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            let ev = self.ev_index.get(&(f.file, f.evidence.0, f.evidence.1));
+            let row = (
+                f.kind as usize,
+                id(&self.sessions, &clean(&f.session)),
+                f.direction.map_or("", |d| d.as_str()),
+                clean(&f.id.to_json().to_string()),
+                f.method
+                    .as_deref()
+                    .map_or(-1, |m| id(&self.methods, &clean(m)) as i64),
+                id(&self.files, &clean(r.file_name(f.file))),
+                f.location.describe(),
+                clean(&f.detail),
+                ev.map_or(-1, |&i| i as i64),
+            );
+            serde_json::to_writer(&mut *out, &row).map_err(to_io)?;
+        }
+        Ok(())
+    }
+
+    /// The waterfall batches shown, comma-separated.
+    fn write_waterfall<W: Write>(&self, r: &Report<'_>, out: &mut ScriptSafe<W>) -> io::Result<()> {
+        for (n, &i) in self.idx.iter().enumerate() {
+            if n > 0 {
+                out.write_all(b",")?;
+            }
+            let (problem, si, bi, batch_no) = self.wf[i];
+            let s = &r.analysis.sessions[si];
+            let b = &s.batches[bi];
+            let t0 = b.ts.unwrap_or_default();
+            let members: Vec<Value> = batch_members(s, b, &self.slow)
+                .into_iter()
+                .map(|m| {
+                    let q = &s.requests[m.qi];
+                    json!([
+                        clean(&q.id.json_text()),
+                        q.ts.map(|t| ms(t - t0)),
+                        q.response_ts.map(|t| ms(t - t0)),
+                        q.response_position,
+                        q.status().as_str(),
+                        m.ooo,
+                        m.slow,
+                        q.method.as_deref().map(clean),
+                    ])
+                })
+                .collect();
+            let row = json!({
+                "n": batch_no,
+                "s": self.sessions.index.get(&clean(&s.name)).copied().unwrap_or(0),
+                "f": self.files.index.get(&clean(r.file_name(b.file))).copied().unwrap_or(0),
+                "loc": b.loc.describe(),
+                "size": b.size,
+                "done": b.completed.map(|z| ms(z - t0)),
+                "m": members,
+                "p": problem,
+            });
+            serde_json::to_writer(&mut *out, &row).map_err(to_io)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the data island's JSON text to `w`, made safe for a `<script>`
+/// element. Two passes, so no part is held as text: the first
+/// ([`Island::new`]) interns sessions, files and methods (in the order the
+/// rows name them), renders the evidence (at most [`EVIDENCE_BUDGET`]
+/// bytes) and marks the batches with a problem; the second writes the
+/// object, its findings rows and waterfall batches streamed into the
+/// skeleton one by one.
+fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
+    let d = Island::new(r, x);
+    let skeleton = d.skeleton(r, x);
     let mut out = ScriptSafe::new(w);
     let mut rest = skeleton.as_str();
     // The slots in the order the skeleton holds them (its keys are sorted).
@@ -442,75 +560,9 @@ fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
         rest = &rest[at + quoted.len()..];
         out.write_all(b"[")?;
         match slot {
-            EVIDENCE_SLOT => {
-                for (i, e) in evidence.iter().enumerate() {
-                    if i > 0 {
-                        out.write_all(b",")?;
-                    }
-                    serde_json::to_writer(&mut out, e).map_err(to_io)?;
-                }
-            }
-            ROWS_SLOT => {
-                let id = |t: &Table, s: &str| t.index.get(s).copied().unwrap_or(0);
-                for (i, f) in findings.iter().enumerate() {
-                    if i > 0 {
-                        out.write_all(b",")?;
-                    }
-                    let ev = ev_index.get(&(f.file, f.evidence.0, f.evidence.1));
-                    let row = (
-                        f.kind as usize,
-                        id(&sessions, &clean(&f.session)),
-                        f.direction.map_or("", |d| d.as_str()),
-                        clean(&f.id.to_json().to_string()),
-                        f.method
-                            .as_deref()
-                            .map_or(-1, |m| id(&methods, &clean(m)) as i64),
-                        id(&files, &clean(r.file_name(f.file))),
-                        f.location.describe(),
-                        clean(&f.detail),
-                        ev.map_or(-1, |&i| i as i64),
-                    );
-                    serde_json::to_writer(&mut out, &row).map_err(to_io)?;
-                }
-            }
-            _ => {
-                for (n, &i) in idx.iter().enumerate() {
-                    if n > 0 {
-                        out.write_all(b",")?;
-                    }
-                    let (problem, si, bi, batch_no) = wf[i];
-                    let s = &a.sessions[si];
-                    let b = &s.batches[bi];
-                    let t0 = b.ts.unwrap_or_default();
-                    let members: Vec<Value> = batch_members(s, b, &slow)
-                        .into_iter()
-                        .map(|m| {
-                            let q = &s.requests[m.qi];
-                            json!([
-                                clean(&q.id.json_text()),
-                                q.ts.map(|t| ms(t - t0)),
-                                q.response_ts.map(|t| ms(t - t0)),
-                                q.response_position,
-                                q.status().as_str(),
-                                m.ooo,
-                                m.slow,
-                                q.method.as_deref().map(clean),
-                            ])
-                        })
-                        .collect();
-                    let row = json!({
-                        "n": batch_no,
-                        "s": sessions.index.get(&clean(&s.name)).copied().unwrap_or(0),
-                        "f": files.index.get(&clean(r.file_name(b.file))).copied().unwrap_or(0),
-                        "loc": b.loc.describe(),
-                        "size": b.size,
-                        "done": b.completed.map(|z| ms(z - t0)),
-                        "m": members,
-                        "p": problem,
-                    });
-                    serde_json::to_writer(&mut out, &row).map_err(to_io)?;
-                }
-            }
+            EVIDENCE_SLOT => d.write_evidence(&mut out)?,
+            ROWS_SLOT => d.write_rows(r, &mut out)?,
+            _ => d.write_waterfall(r, &mut out)?,
         }
         out.write_all(b"]")?;
     }
@@ -537,7 +589,7 @@ struct Member {
 fn batch_members(
     s: &crate::analyze::SessionResult,
     b: &crate::analyze::Batch,
-    slow: &HashSet<(&str, u32, (u64, u32), String)>,
+    slow: &SlowSet<'_>,
 ) -> Vec<Member> {
     // Paired members in request order: the arrival rank each should have.
     let mut expected = HashMap::new();
@@ -585,12 +637,53 @@ fn opt_ms(v: Option<f64>) -> String {
     v.map_or("–".into(), |x| format!("{x:.1} ms"))
 }
 
-/// Renders `report.html`.
-pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<()> {
-    let a = r.analysis;
-    let t = a.totals;
-    let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
+/// `report.html` (its evidence and latency charts from
+/// [`RenderOptions::page`]; without them, a page without either).
+#[derive(Debug, Clone, Copy)]
+pub struct Html;
+
+impl Render for Html {
+    fn render(
+        &self,
+        report: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        opts: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        match opts.page {
+            Some(x) => page(report, x, out),
+            None => {
+                let none = HashMap::new();
+                let x = Extras {
+                    evidence: &none,
+                    latency: &[],
+                    redact: true,
+                };
+                page(report, &x, out)
+            }
+        }
+    }
+}
+
+/// Writes the page.
+fn page<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<()> {
     let mut o = String::with_capacity(64 * 1024);
+    page_head(&mut o, r, x);
+    summary_cards(&mut o, r);
+    inputs_table(&mut o, r);
+    sessions_table(&mut o, r);
+    o.push_str(BODY);
+    w.write_all(o.as_bytes())?;
+    drop(o);
+    w.write_all(b"<script type=\"application/json\" id=\"data\">")?;
+    let mut w = write_data(r, x, w)?;
+    w.write_all(b"</script>\n<script>")?;
+    w.write_all(JS.as_bytes())?;
+    w.write_all(b"</script>\n</body></html>\n")?;
+    w.flush()
+}
+
+/// The document's head (policy, title, style, error marker) and header.
+fn page_head(o: &mut String, r: &Report<'_>, x: &Extras<'_>) {
     o.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
     o.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n");
     o.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -614,33 +707,34 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
             "<b>not redacted</b> (--no-redact)"
         }
     ));
+}
 
+/// The summary cards and the findings per kind.
+fn summary_cards(o: &mut String, r: &Report<'_>) {
+    let a = r.analysis;
+    let t = a.totals;
+    let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
     o.push_str("<section id=\"summary\"><div class=\"cards\">");
-    card(&mut o, "inputs", &r.inputs.len().to_string(), "");
-    card(&mut o, "sessions", &t.sessions.to_string(), "");
-    card(&mut o, "messages", &t.messages.to_string(), "");
-    card(&mut o, "batches", &t.batches.to_string(), "");
-    card(&mut o, "paired requests", &t.pairs.to_string(), "");
+    card(o, "inputs", &r.inputs.len().to_string(), "");
+    card(o, "sessions", &t.sessions.to_string(), "");
+    card(o, "messages", &t.messages.to_string(), "");
+    card(o, "batches", &t.batches.to_string(), "");
+    card(o, "paired requests", &t.pairs.to_string(), "");
     card(
-        &mut o,
+        o,
         "errors",
         &count(Severity::Error).to_string(),
         "sev-error",
     );
     card(
-        &mut o,
+        o,
         "warnings",
         &count(Severity::Warning).to_string(),
         "sev-warning",
     );
-    card(
-        &mut o,
-        "info",
-        &count(Severity::Info).to_string(),
-        "sev-info",
-    );
-    card(&mut o, "latency p50", &opt_ms(a.latency.map(|q| q.p50)), "");
-    card(&mut o, "latency p99", &opt_ms(a.latency.map(|q| q.p99)), "");
+    card(o, "info", &count(Severity::Info).to_string(), "sev-info");
+    card(o, "latency p50", &opt_ms(a.latency.map(|q| q.p50)), "");
+    card(o, "latency p99", &opt_ms(a.latency.map(|q| q.p99)), "");
     o.push_str("</div>");
 
     // Findings by kind (complete, even past the row cap).
@@ -663,7 +757,10 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
         o.push_str("</div>");
     }
     o.push_str("</section>\n");
+}
 
+/// The inputs table.
+fn inputs_table(o: &mut String, r: &Report<'_>) {
     // Inputs.
     o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th>sessions</th><th>bytes</th><th>problems</th></tr></thead><tbody>");
     for i in r.inputs {
@@ -680,7 +777,10 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
         ));
     }
     o.push_str("</tbody></table></section>\n");
+}
 
+/// The sessions table.
+fn sessions_table(o: &mut String, r: &Report<'_>) {
     // Sessions (capped like the rest: a fleet run may have thousands).
     o.push_str("<section id=\"sessions\"><h2>Sessions</h2><table><thead><tr><th>session</th><th>file</th><th>server</th><th>revision</th><th>requests</th><th>responses</th><th>batches</th><th>paired</th><th>findings</th><th>p50</th><th>p99</th></tr></thead><tbody>");
     for s in r.sessions.iter().take(1000) {
@@ -713,16 +813,6 @@ pub fn render<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<
         ));
     }
     o.push_str("</tbody></table></section>\n");
-
-    o.push_str(BODY);
-    w.write_all(o.as_bytes())?;
-    drop(o);
-    w.write_all(b"<script type=\"application/json\" id=\"data\">")?;
-    let mut w = write_data(r, x, w)?;
-    w.write_all(b"</script>\n<script>")?;
-    w.write_all(JS.as_bytes())?;
-    w.write_all(b"</script>\n</body></html>\n")?;
-    w.flush()
 }
 
 /// Static sections the script fills.

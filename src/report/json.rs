@@ -2,9 +2,11 @@
 //! schema version 1. Keys beyond the contract (`sessions`, finding
 //! `severity`, `alt_ids`) are additions; none of the contract's is renamed.
 
+use std::io::{self, Write};
+
 use serde_json::{Map, Value, json};
 
-use super::Report;
+use super::{Render, RenderOptions, Report};
 use crate::analyze::{Quantity, Severity};
 
 /// Schema version written as `schema_version`.
@@ -14,6 +16,23 @@ pub const SCHEMA_VERSION: u64 = 1;
 /// write [`Summary`] straight to a writer instead.
 pub fn summary(r: &Report<'_>) -> Value {
     serde_json::to_value(Summary(r)).unwrap_or(Value::Null)
+}
+
+/// `summary.json` as the run writes it (pretty-printed, then a newline),
+/// to a file or stdout.
+#[derive(Debug, Clone, Copy)]
+pub struct Json;
+
+impl Render for Json {
+    fn render(
+        &self,
+        report: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        _: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, &Summary(report))?;
+        out.write_all(b"\n")
+    }
 }
 
 /// `summary.json`, serialized as it is written: the findings and sessions

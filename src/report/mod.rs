@@ -1,5 +1,6 @@
 //! Report: an [`Analysis`] rendered as bytes. Renderers only render: they
-//! compute nothing and open no files (the CLI writes what they return).
+//! compute nothing and open no files (the pipeline hands them a writer).
+//! Each is a [`Render`]: `render(report, out, opts)`.
 //!
 //! * [`json`] — `summary.json`, the versioned contract for scripts.
 //! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv`.
@@ -21,7 +22,9 @@ pub mod sanitize;
 pub mod shard;
 pub mod terminal;
 
-use crate::analyze::frame::{self, Tables};
+use std::io::{self, Write};
+
+use crate::analyze::tables::{self, Tables};
 use crate::analyze::{Analysis, SessionSummary};
 
 /// What the run knows about one input (`summary.json` `inputs[]`).
@@ -83,7 +86,7 @@ impl<'a> Report<'a> {
     }
 }
 
-impl frame::Names for Report<'_> {
+impl tables::Names for Report<'_> {
     fn input(&self, input: usize) -> &str {
         self.file(input)
     }
@@ -99,8 +102,39 @@ impl Report<'_> {
     /// The run's tables (findings, pairs, batches, latency, sessions) for
     /// the CSV and Parquet writers.
     pub fn tables(&self) -> polars::prelude::PolarsResult<Tables<'_>> {
-        frame::build(self.analysis, &self.sessions, self)
+        tables::build(self.analysis, &self.sessions, self)
     }
+}
+
+/// What a renderer may need besides the [`Report`]; each reads its part.
+#[derive(Clone, Copy, Default)]
+pub struct RenderOptions<'a> {
+    /// ANSI colours ([`terminal`]; see [`terminal::use_color`]).
+    pub color: bool,
+    /// The run's tables, built once for the [`csv`] and [`parquet`] writers.
+    pub tables: Option<&'a Tables<'a>>,
+    /// The page's evidence and latency charts ([`html`]).
+    pub page: Option<&'a html::Extras<'a>>,
+}
+
+impl<'a> RenderOptions<'a> {
+    /// The tables, or an error naming what is missing.
+    pub fn tables(&self) -> io::Result<&'a Tables<'a>> {
+        self.tables
+            .ok_or_else(|| io::Error::other("the tables were not built"))
+    }
+}
+
+/// A renderer: writes a [`Report`] in its format to `out`.
+pub trait Render {
+    /// Writes `report` to `out`; only I/O (or a table that cannot be
+    /// built) fails.
+    fn render(
+        &self,
+        report: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        opts: &RenderOptions<'_>,
+    ) -> io::Result<()>;
 }
 
 /// How an input was read, for people: `har`, `stdio claude` — the dialect

@@ -1,4 +1,4 @@
-//! The run's tables (`analyze::frame`) as Parquet files, one per table:
+//! The run's tables (`analyze::tables`) as Parquet files, one per table:
 //! `findings`, `pairs`, `batches`, `latency`, `sessions`. Their schema
 //! (column, type, unit, meaning) is documented in `reports/SCHEMA.md`:
 //! strings, Int64, Float64, Boolean and `Datetime(µs, UTC)`, which Spark,
@@ -6,22 +6,41 @@
 //! statistics; the key-value metadata names the writer and the schema
 //! version.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use polars::prelude::{
     KeyValueMetadata, ParquetCompression, ParquetWriter, PolarsResult, StatisticsOptions,
     polars_err,
 };
 
-use crate::analyze::frame::Frames;
+use super::{Render, RenderOptions, Report};
+use crate::analyze::tables::Frames;
 
 /// Version of the Parquet tables' schema (`reports/SCHEMA.md`); bumped when
 /// a column is renamed, retyped or removed, not when one is added.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// One table as a Parquet file (`Parquet("pairs")` writes `pairs.parquet`).
+#[derive(Debug, Clone, Copy)]
+pub struct Parquet(pub &'static str);
+
+impl Render for Parquet {
+    fn render(
+        &self,
+        _: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        opts: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        opts.tables()?
+            .frames(self.0)
+            .and_then(|frames| write(frames, out))
+            .map_err(io::Error::other)
+    }
+}
+
 /// Writes a table's frames as one Parquet file, each frame a row group
 /// (a table of one frame is written as polars writes a whole frame).
-pub fn write<W: Write + Send>(frames: Frames<'_>, w: W) -> PolarsResult<()> {
+fn write<W: Write + Send>(frames: Frames<'_>, w: W) -> PolarsResult<()> {
     let meta = KeyValueMetadata::from_static(vec![
         (
             "mcp_audit.schema_version".into(),

@@ -4,9 +4,10 @@
 //! escaped) so a hostile capture cannot drive the terminal.
 
 use std::fmt::Write as _;
+use std::io;
 
-use super::Report;
-use crate::analyze::{Finding, FindingKind, Quantiles, Severity};
+use super::{Render, RenderOptions, Report};
+use crate::analyze::{Finding, FindingKind, Quantiles, SessionSummary, Severity};
 
 pub use super::sanitize::sanitize;
 
@@ -122,15 +123,42 @@ fn wrap(o: &mut String, first: &str, rest: &str, body: &str) {
     o.push('\n');
 }
 
-/// Renders the summary, every line at most [`WIDTH`] columns; `color`
+/// The human summary on stdout ([`text`]; colours from
+/// [`RenderOptions::color`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal;
+
+impl Render for Terminal {
+    fn render(
+        &self,
+        report: &Report<'_>,
+        out: &mut (dyn io::Write + Send),
+        opts: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        out.write_all(text(report, opts.color).as_bytes())
+    }
+}
+
+/// The summary as text, every line at most [`WIDTH`] columns; `color`
 /// adds ANSI colours (see [`use_color`]).
-pub fn render(r: &Report<'_>, color: bool) -> String {
+pub fn text(r: &Report<'_>, color: bool) -> String {
+    let mut o = String::new();
+    overview(&mut o, r, color);
+    for s in &r.sessions {
+        session(&mut o, r, s, color);
+        session_findings(&mut o, r, s, color);
+    }
+    footer(&mut o, r);
+    o
+}
+
+/// The run's totals, latency and inputs (with their problems).
+fn overview(o: &mut String, r: &Report<'_>, color: bool) {
     let a = r.analysis;
     let t = a.totals;
-    let mut o = String::new();
     let head = format!("{} ", paint("mcp-audit", "1", color));
     wrap(
-        &mut o,
+        o,
         &head,
         "  ",
         &format!(
@@ -146,17 +174,17 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             t.non_json_lines
         ),
     );
-    wrap(&mut o, "  ", "    ", &lat(&a.latency));
+    wrap(o, "  ", "    ", &lat(&a.latency));
     for (i, input) in r.inputs.iter().enumerate() {
         let first = format!("  input {}: ", i + 1);
         wrap(
-            &mut o,
+            o,
             &first,
             "    ",
             &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()),
         );
         wrap(
-            &mut o,
+            o,
             "    ",
             "    ",
             &format!(
@@ -168,144 +196,158 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         );
         for e in &input.errors {
             wrap(
-                &mut o,
+                o,
                 &format!("    {} ", paint("problem:", "31", color)),
                 "      ",
                 &sanitize(e, 300),
             );
         }
     }
-    for s in &r.sessions {
-        let _ = writeln!(o);
-        let first = format!("{} ", paint("session", "1", color));
+}
+
+/// A session's header: name, file, server, revision, counts, latency,
+/// batch and progress metrics.
+fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
+    let _ = writeln!(o);
+    let first = format!("{} ", paint("session", "1", color));
+    wrap(
+        o,
+        &first,
+        "  ",
+        &cut_middle(&sanitize(&s.name, 200), WIDTH - 8),
+    );
+    wrap(
+        o,
+        "  file ",
+        "    ",
+        &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7),
+    );
+    let server = s
+        .server
+        .as_ref()
+        .map(|x| {
+            format!(
+                "server {} {}",
+                sanitize(&x.name, 60),
+                sanitize(&x.version, 30)
+            )
+        })
+        .unwrap_or_else(|| "server unknown".into());
+    let rev = s
+        .revision
+        .as_deref()
+        .map(|v| format!("revision {}", sanitize(v, 30)))
+        .unwrap_or_else(|| "revision unknown".into());
+    wrap(o, "  ", "    ", &format!("{server}; {rev}"));
+    let st = s.totals;
+    wrap(
+        o,
+        "  ",
+        "    ",
+        &format!(
+            "{} requests, {} notifications, {} responses, {} batches, {} paired",
+            st.requests, st.notifications, st.responses, st.batches, st.pairs
+        ),
+    );
+    wrap(o, "  ", "    ", &lat(&s.latency_ms));
+    let m = &s.metrics;
+    if m.size.count > 0 {
         wrap(
-            &mut o,
-            &first,
-            "  ",
-            &cut_middle(&sanitize(&s.name, 200), WIDTH - 8),
-        );
-        wrap(
-            &mut o,
-            "  file ",
-            "    ",
-            &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7),
-        );
-        let server = s
-            .server
-            .as_ref()
-            .map(|x| {
-                format!(
-                    "server {} {}",
-                    sanitize(&x.name, 60),
-                    sanitize(&x.version, 30)
-                )
-            })
-            .unwrap_or_else(|| "server unknown".into());
-        let rev = s
-            .revision
-            .as_deref()
-            .map(|v| format!("revision {}", sanitize(v, 30)))
-            .unwrap_or_else(|| "revision unknown".into());
-        wrap(&mut o, "  ", "    ", &format!("{server}; {rev}"));
-        let st = s.totals;
-        wrap(
-            &mut o,
+            o,
             "  ",
             "    ",
             &format!(
-                "{} requests, {} notifications, {} responses, {} batches, {} paired",
-                st.requests, st.notifications, st.responses, st.batches, st.pairs
+                "batches: {} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
+                m.size.count,
+                m.size.min.unwrap_or(0),
+                m.size.p50.unwrap_or(0),
+                m.size.max.unwrap_or(0),
+                m.response_count_mismatch,
+                m.unknown_id_response,
+                m.missing_response,
+                m.null_id_response
             ),
         );
-        wrap(&mut o, "  ", "    ", &lat(&s.latency_ms));
-        let m = &s.metrics;
-        if m.size.count > 0 {
-            wrap(
-                &mut o,
-                "  ",
-                "    ",
-                &format!(
-                    "batches: {} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
-                    m.size.count,
-                    m.size.min.unwrap_or(0),
-                    m.size.p50.unwrap_or(0),
-                    m.size.max.unwrap_or(0),
-                    m.response_count_mismatch,
-                    m.unknown_id_response,
-                    m.missing_response,
-                    m.null_id_response
-                ),
-            );
-        }
-        let p = &s.progress;
-        if p.linked + p.unlinked > 0 {
-            let silence = p
-                .longest_silence_ms
-                .map(|g| format!(", longest silence {g:.1} ms"))
-                .unwrap_or_default();
-            wrap(
-                &mut o,
-                "  ",
-                "    ",
-                &format!(
-                    "progress: {} notification(s) on {} request(s), {} after the response{}; {} unlinked",
-                    p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
-                ),
-            );
-        }
-        let mine: Vec<&Finding> = a
-            .findings
-            .iter()
-            .filter(|f| f.session == s.name && f.input == s.input)
-            .collect();
-        if mine.is_empty() {
-            let _ = writeln!(o, "  no findings");
-        }
-        let mut kinds: Vec<FindingKind> = mine.iter().map(|f| f.kind).collect();
-        kinds.sort_by_key(|k| (std::cmp::Reverse(k.severity()), *k));
-        kinds.dedup();
-        for k in kinds {
-            let of: Vec<&&Finding> = mine.iter().filter(|f| f.kind == k).collect();
-            let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
-            let more = if of.len() > 4 {
-                format!(", +{} more", of.len() - 4)
-            } else {
-                String::new()
-            };
-            let first = format!("  {} ", sev(k.severity(), color));
-            wrap(
-                &mut o,
-                &first,
-                "            ",
-                &format!(
-                    "{} ×{} at {}{}",
-                    k.name(),
-                    of.len(),
-                    places.join(", "),
-                    more
-                ),
-            );
-            let f = of[0];
-            wrap(
-                &mut o,
-                "          ",
-                "            ",
-                &format!(
-                    "id {}: {}",
-                    sanitize(&f.id.to_json().to_string(), 80),
-                    sanitize(&f.detail, 300)
-                ),
-            );
-        }
-        for h in &s.hints {
-            wrap(
-                &mut o,
-                &format!("  {} ", paint("hint:", "35", color)),
-                "        ",
-                h,
-            );
-        }
     }
+    let p = &s.progress;
+    if p.linked + p.unlinked > 0 {
+        let silence = p
+            .longest_silence_ms
+            .map(|g| format!(", longest silence {g:.1} ms"))
+            .unwrap_or_default();
+        wrap(
+            o,
+            "  ",
+            "    ",
+            &format!(
+                "progress: {} notification(s) on {} request(s), {} after the response{}; {} unlinked",
+                p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
+            ),
+        );
+    }
+}
+
+/// A session's findings grouped by kind (most severe first), then its
+/// hints.
+fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
+    let a = r.analysis;
+    let mine: Vec<&Finding> = a
+        .findings
+        .iter()
+        .filter(|f| f.session == s.name && f.input == s.input)
+        .collect();
+    if mine.is_empty() {
+        let _ = writeln!(o, "  no findings");
+    }
+    let mut kinds: Vec<FindingKind> = mine.iter().map(|f| f.kind).collect();
+    kinds.sort_by_key(|k| (std::cmp::Reverse(k.severity()), *k));
+    kinds.dedup();
+    for k in kinds {
+        let of: Vec<&&Finding> = mine.iter().filter(|f| f.kind == k).collect();
+        let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
+        let more = if of.len() > 4 {
+            format!(", +{} more", of.len() - 4)
+        } else {
+            String::new()
+        };
+        let first = format!("  {} ", sev(k.severity(), color));
+        wrap(
+            o,
+            &first,
+            "            ",
+            &format!(
+                "{} ×{} at {}{}",
+                k.name(),
+                of.len(),
+                places.join(", "),
+                more
+            ),
+        );
+        let f = of[0];
+        wrap(
+            o,
+            "          ",
+            "            ",
+            &format!(
+                "id {}: {}",
+                sanitize(&f.id.to_json().to_string(), 80),
+                sanitize(&f.detail, 300)
+            ),
+        );
+    }
+    for h in &s.hints {
+        wrap(
+            o,
+            &format!("  {} ", paint("hint:", "35", color)),
+            "        ",
+            h,
+        );
+    }
+}
+
+/// The count line of errors, warnings and info.
+fn footer(o: &mut String, r: &Report<'_>) {
+    let a = r.analysis;
     let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
     let _ = writeln!(o);
     let _ = writeln!(
@@ -315,7 +357,6 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         count(Severity::Warning),
         count(Severity::Info)
     );
-    o
 }
 
 #[cfg(test)]

@@ -9,13 +9,13 @@
 //! `cargo test --release`; the long searches are the fuzz targets
 //! (`fuzz/`, reports/FUZZ.md).
 
-use mcp_audit::analyze::{Config, analyze};
+use mcp_audit::analyze::Config;
 use mcp_audit::ingest::detect::{self, Dialect};
 use mcp_audit::ingest::{Format, Input, detect_format, pair, parse, sse};
-use mcp_audit::reconstruct::build_sessions;
+use mcp_audit::pipeline;
 use mcp_audit::record::Parsed;
 use mcp_audit::record::jsonrpc;
-use mcp_audit::report::{InputInfo, Report, file_id, json, terminal};
+use mcp_audit::report::{file_id, json, terminal};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -68,28 +68,15 @@ fn everything(text: &str) {
     };
     results.push(pair::parse(Some(c), Some(s), "p"));
 
-    let infos: Vec<InputInfo> = results
-        .iter()
-        .enumerate()
-        .map(|(i, p)| InputInfo {
-            file: format!("input-{i}"),
-            format: p.format.into(),
-            dialect: p.dialect.into(),
-            errors: p.errors.clone(),
-            other_lines: p.other_lines,
-            ..Default::default()
-        })
-        .collect();
     let inputs = results
         .into_iter()
         .enumerate()
-        .map(|(i, p)| (i, p.records, p.one_direction))
+        .map(|(i, p)| (format!("input-{i}"), text.len() as u64, p))
         .collect();
-    let sessions = build_sessions(inputs);
-    let analysis = analyze(&Config::default(), &sessions);
-    let rep = Report::new(&infos, &analysis);
+    let run = pipeline::analyze_parsed(&Config::default(), false, inputs);
+    let rep = run.report();
     let _ = json::summary(&rep);
-    let _ = terminal::render(&rep, false);
+    let _ = terminal::text(&rep, false);
 }
 
 /// JSON-RPC-looking values: members from the protocol's vocabulary with

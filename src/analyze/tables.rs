@@ -4,20 +4,19 @@
 //! `batches`, `latency` and `sessions` tables that `report::csv` and
 //! `report::parquet` write (columns, types and units: `reports/SCHEMA.md`).
 //!
-//! Aggregations run in polars' eager API (no `lazy` feature, which would
-//! double the build): latency quantiles per method, per server and per
-//! batch size through `group_by`, and each batch's member latencies (count,
-//! median, max) joined to the batches table. Quantiles are polars'
-//! `Equiprobable` method, which is exactly DESIGN.md rule 10's nearest rank
-//! (the value at 1-based rank ceil(q·n)), computed on integer microseconds
-//! and turned into milliseconds as `analyze::latency` does, so every number
-//! here equals summary.json's where both exist.
+//! Every number is computed before it is a column: latency quantiles per
+//! method, per server and per batch size, and each batch's member
+//! latencies (count, median, max), are grouped here and taken by
+//! `analyze::latency` (nearest rank, DESIGN.md rule 10), the one
+//! implementation `summary.json` uses too, so every number here equals
+//! summary.json's where both exist.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::{Analysis, Finding, SessionSummary};
+use super::{Analysis, Batch, Finding, Req, SessionResult, SessionSummary, latency};
 use crate::record::Micros;
 use crate::record::time::format_rfc3339;
 
@@ -339,399 +338,389 @@ fn pairs(
     )
 }
 
-/// What latency samples are grouped by.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// A latency row's key: which dimension, and its value there (`None`:
+/// null, e.g. a request without a method).
 enum Key {
-    /// Every sample in one group (`all`, a constant column).
+    /// Every sample in one group.
     All,
-    /// The request's method (null when it has none).
-    Method,
-    /// The session's server name (null when unknown).
-    Server,
+    /// The request's method.
+    Method(Option<String>),
+    /// The session's server name.
+    Server(Option<String>),
     /// The request's batch size, 0 outside batches.
-    BatchSize,
-    /// The 1-based number of the request's batch; members only.
-    Batch,
+    BatchSize(i64),
 }
 
-impl Key {
-    fn column(self) -> &'static str {
-        match self {
-            Key::All => "all",
-            Key::Method => "method",
-            Key::Server => "server",
-            Key::BatchSize => "batch_size",
-            Key::Batch => "batch",
-        }
-    }
-}
-
-/// The latencies rule 10 counts (paired, not cancelled, both times known),
-/// one row each in request order: the `key` column and `latency_us`. Two
-/// columns only, one key at a time: this is what the aggregations hold.
-/// Methods and servers are grouped by a `UInt32` code, an index into the
-/// returned names (a string column would copy each long name per row);
-/// [`decode`] turns the codes of a result back into the names.
-fn samples(a: &Analysis, names: &dyn Names, key: Key) -> PolarsResult<(DataFrame, Vec<String>)> {
-    let live = |q: &&crate::analyze::Req| {
-        q.latency.is_some() && !q.cancelled && (key != Key::Batch || q.batch.is_some())
-    };
-    let n: usize = a
-        .sessions
-        .iter()
-        .map(|s| s.requests.iter().filter(live).count())
-        .sum();
-    let mut codes = PrimitiveChunkedBuilder::<UInt32Type>::new(key.column().into(), n);
-    let mut known: Vec<String> = Vec::new();
-    let mut index: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    let mut code = |s: &str| -> u32 {
-        if let Some(&c) = index.get(s) {
-            return c;
-        }
-        let c = u32::try_from(known.len()).unwrap_or(u32::MAX);
-        known.push(s.to_string());
-        index.insert(s.to_string(), c);
-        c
-    };
-    let mut ints = PrimitiveChunkedBuilder::<Int64Type>::new(key.column().into(), n);
-    let mut latency_us = PrimitiveChunkedBuilder::<Int64Type>::new("latency_us".into(), n);
-    let mut batch_base = 0usize;
+/// The latencies rule 10 counts (paired, not cancelled), grouped by
+/// `key`: groups in key order, then the null key's group last.
+fn grouped<'a, K: Ord>(
+    a: &'a Analysis,
+    key: impl Fn(&'a SessionResult, &'a Req) -> Option<K>,
+) -> Vec<(Option<K>, Vec<Micros>)> {
+    let mut by: BTreeMap<K, Vec<Micros>> = BTreeMap::new();
+    let mut null = Vec::new();
     for s in &a.sessions {
-        let srv = s.server.as_ref().map(|(n, _)| names.text(n));
-        let srv_code = srv.as_deref().map(&mut code);
-        for q in s.requests.iter().filter(live) {
-            match key {
-                Key::All => {}
-                Key::Method => {
-                    codes.append_option(q.method.as_deref().map(|m| code(&names.text(m))))
-                }
-                Key::Server => codes.append_option(srv_code),
-                Key::BatchSize => ints.append_value(
-                    q.batch
-                        .and_then(|(b, _)| s.batches.get(b as usize))
-                        .map_or(0, |b| b.size as i64),
-                ),
-                Key::Batch => {
-                    ints.append_option(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)))
-                }
+        for q in s.requests.iter().filter(|q| !q.cancelled) {
+            let Some(l) = q.latency else { continue };
+            match key(s, q) {
+                Some(k) => by.entry(k).or_default().push(l),
+                None => null.push(l),
             }
-            latency_us.append_option(q.latency);
         }
-        batch_base += s.batches.len();
     }
-    let key_col = match key {
-        Key::All => Column::new_scalar(
-            "all".into(),
-            Scalar::new(DataType::String, AnyValue::StringOwned("all".into())),
-            n,
-        ),
-        Key::Method | Key::Server => codes.finish().into_column(),
-        Key::BatchSize | Key::Batch => ints.finish().into_column(),
-    };
-    let df = DataFrame::new(n, vec![key_col, latency_us.finish().into_column()])?;
-    Ok((df, known))
-}
-
-/// A result's `key` column of codes (see [`samples`]) as the names they
-/// stand for (null stays null), rows sorted by name, nulls last.
-fn decode(df: DataFrame, key: &str, known: &[String]) -> PolarsResult<DataFrame> {
-    let text: StringChunked = df
-        .column(key)?
-        .u32()?
-        .iter()
-        .map(|c| c.and_then(|c| known.get(c as usize)).map(String::as_str))
-        .collect();
-    let mut df = df;
-    df.with_column(text.with_name(key.into()).into_column())?;
-    df.sort([key], SortMultipleOptions::default().with_nulls_last(true))
-}
-
-/// µs (integer or float) → ms as Float64, as `analyze::latency` converts.
-fn to_ms(c: &Column, name: &str) -> PolarsResult<Column> {
-    let f = c.cast(&DataType::Float64)?;
-    let v: Float64Chunked = f.f64()?.iter().map(|o| o.map(|x| x / 1000.0)).collect();
-    Ok(v.with_name(name.into()).into_column())
-}
-
-/// Exact nearest-rank quantiles, count and max of `latency_us` per value
-/// of `key`: `key`, `count`, `p50_ms` … `p999_ms`, `max_ms`, sorted by key.
-// The eager GroupBy aggregations are deprecated in favour of the lazy API;
-// the lazy feature would double the build for four aggregations.
-#[allow(deprecated)]
-fn quantiles_by(samples: &DataFrame, key: &str) -> PolarsResult<DataFrame> {
-    let gb = samples.group_by([key])?;
-    let g = gb.select(["latency_us"]);
-    let counted = g.count()?;
-    let mut cols = vec![
-        counted
-            .select_at_idx(0)
-            .cloned()
-            .ok_or_else(|| polars_err!(ComputeError: "no key"))?,
-    ];
-    let count = counted
-        .select_at_idx(1)
-        .ok_or_else(|| polars_err!(ComputeError: "no count"))?;
-    cols.push(count.cast(&DataType::Int64)?.with_name("count".into()));
-    for (name, permille) in QUANTILES {
-        let q = g.quantile(permille as f64 / 1000.0, QuantileMethod::Equiprobable)?;
-        cols.push(to_ms(
-            q.select_at_idx(1)
-                .ok_or_else(|| polars_err!(ComputeError: "no quantile"))?,
-            name,
-        )?);
+    let mut out: Vec<(Option<K>, Vec<Micros>)> =
+        by.into_iter().map(|(k, v)| (Some(k), v)).collect();
+    if !null.is_empty() {
+        out.push((None, null));
     }
-    let max = g.max()?;
-    cols.push(to_ms(
-        max.select_at_idx(1)
-            .ok_or_else(|| polars_err!(ComputeError: "no max"))?,
-        "max_ms",
-    )?);
-    let df = DataFrame::new_infer_height(cols)?;
-    df.sort([key], SortMultipleOptions::default().with_nulls_last(true))
+    out
+}
+
+/// Groups keyed by a captured string, re-keyed by the string as the
+/// tables hold it (two raw strings escaping alike are one group).
+fn by_text(
+    groups: Vec<(Option<&str>, Vec<Micros>)>,
+    names: &dyn Names,
+) -> Vec<(Option<String>, Vec<Micros>)> {
+    let mut by: BTreeMap<String, Vec<Micros>> = BTreeMap::new();
+    let mut null = Vec::new();
+    for (k, v) in groups {
+        match k {
+            Some(k) => by.entry(names.text(k).into_owned()).or_default().extend(v),
+            None => null = v,
+        }
+    }
+    let mut out: Vec<(Option<String>, Vec<Micros>)> =
+        by.into_iter().map(|(k, v)| (Some(k), v)).collect();
+    if !null.is_empty() {
+        out.push((None, null));
+    }
+    out
+}
+
+/// The latency table's columns, a row at a time.
+#[derive(Default)]
+struct LatencyRows {
+    dimension: Vec<&'static str>,
+    method: Vec<Option<String>>,
+    server: Vec<Option<String>>,
+    batch_size: Vec<Option<i64>>,
+    count: Vec<Option<i64>>,
+    quantiles: [Vec<Option<f64>>; 4],
+    max: Vec<Option<f64>>,
+}
+
+impl LatencyRows {
+    /// One row: `dimension`, its key, and the quantiles of `values`
+    /// (`analyze::latency`); no row for no values.
+    fn push(&mut self, dimension: &'static str, key: Key, values: Vec<Micros>) {
+        let Some(sorted) = latency::Sorted::new(values) else {
+            return;
+        };
+        let (mut method, mut server, mut batch_size) = (None, None, None);
+        match key {
+            Key::All => {}
+            Key::Method(m) => method = m,
+            Key::Server(s) => server = s,
+            Key::BatchSize(b) => batch_size = Some(b),
+        }
+        self.dimension.push(dimension);
+        self.method.push(method);
+        self.server.push(server);
+        self.batch_size.push(batch_size);
+        self.count.push(int(sorted.count()));
+        for (col, (_, permille)) in self.quantiles.iter_mut().zip(QUANTILES) {
+            col.push(Some(sorted.quantile_ms(permille)));
+        }
+        self.max.push(Some(sorted.max_ms()));
+    }
+
+    fn frame(self) -> PolarsResult<DataFrame> {
+        let n = self.dimension.len();
+        let mut cols = vec![
+            Column::new("dimension".into(), self.dimension),
+            text_col("method", self.method),
+            text_col("server", self.server),
+            int_col("batch_size", self.batch_size),
+            int_col("count", self.count),
+        ];
+        for (col, (name, _)) in self.quantiles.into_iter().zip(QUANTILES) {
+            cols.push(float_col(name, col));
+        }
+        cols.push(float_col("max_ms", self.max));
+        DataFrame::new(n, cols)
+    }
 }
 
 /// The latency table: one row per `dimension` (`all`, `method`, `server`,
-/// `batch_size`) and value; the other dimensions' columns are null.
+/// `batch_size`) and value, sorted by value, null last; the other
+/// dimensions' columns are null.
 fn latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let dims = ["all", "method", "server", "batch_size"];
-    let key_cols: [(&str, DataType); 3] = [
-        ("method", DataType::String),
-        ("server", DataType::String),
-        ("batch_size", DataType::Int64),
-    ];
-    let mut out: Option<DataFrame> = None;
-    for dimension in dims {
-        // The `all` dimension groups by the samples' constant `all` column.
-        let key = dimension;
-        let k = match dimension {
-            "all" => Key::All,
-            "method" => Key::Method,
-            "server" => Key::Server,
-            _ => Key::BatchSize,
-        };
-        let (samples, known) = samples(a, names, k)?;
-        let mut q = quantiles_by(&samples, key)?;
-        drop(samples);
-        if matches!(k, Key::Method | Key::Server) {
-            q = decode(q, key, &known)?;
-        }
-        let h = q.height();
-        let mut cols = vec![Column::new_scalar(
-            "dimension".into(),
-            Scalar::new(DataType::String, AnyValue::StringOwned(dimension.into())),
-            h,
-        )];
-        for (k, dt) in &key_cols {
-            if *k == key {
-                cols.push(q.column(k)?.clone());
-            } else {
-                cols.push(Column::full_null((*k).into(), h, dt));
-            }
-        }
-        for c in ["count", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"] {
-            cols.push(q.column(c)?.clone());
-        }
-        let df = DataFrame::new(h, cols)?;
-        match &mut out {
-            None => out = Some(df),
-            Some(o) => {
-                o.vstack_mut_owned(df)?;
-            }
-        }
+    let mut rows = LatencyRows::default();
+    for (_, v) in grouped(a, |_, _| Some(())) {
+        rows.push("all", Key::All, v);
     }
-    let mut out = out.unwrap_or_default();
-    out.rechunk_mut();
-    Ok(out)
+    let methods = grouped(a, |_, q| q.method.as_deref());
+    for (k, v) in by_text(methods, names) {
+        rows.push("method", Key::Method(k), v);
+    }
+    let servers = grouped(a, |s, _| s.server.as_ref().map(|(n, _)| n.as_str()));
+    for (k, v) in by_text(servers, names) {
+        rows.push("server", Key::Server(k), v);
+    }
+    let sizes = grouped(a, |s, q| {
+        Some(
+            q.batch
+                .and_then(|(b, _)| s.batches.get(b as usize))
+                .map_or(0, |b| b.size as i64),
+        )
+    });
+    for (k, v) in sizes {
+        rows.push("batch_size", Key::BatchSize(k.unwrap_or(0)), v);
+    }
+    rows.frame()
 }
 
-/// Per batch: member latencies (count), their median and max (ms).
-#[allow(deprecated)] // eager GroupBy aggregations, see `quantiles_by`
-fn member_latency(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let (members, _) = samples(a, names, Key::Batch)?;
-    let gb = members.group_by(["batch"])?;
-    let g = gb.select(["latency_us"]);
-    let counted = g.count()?;
-    let median = g.median()?;
-    let max = g.max()?;
-    let pick = |df: &DataFrame, i: usize| {
-        df.select_at_idx(i)
-            .cloned()
-            .ok_or_else(|| polars_err!(ComputeError: "missing column"))
-    };
-    DataFrame::new_infer_height(vec![
-        pick(&counted, 0)?,
-        pick(&counted, 1)?
-            .cast(&DataType::Int64)?
-            .with_name("member_latencies".into()),
-        to_ms(&pick(&median, 1)?, "median_member_ms")?,
-        to_ms(&pick(&max, 1)?, "max_member_ms")?,
-    ])
+/// Per batch of the run, in order: its members' latencies (paired, not
+/// cancelled).
+fn member_latencies(a: &Analysis) -> Vec<Vec<Micros>> {
+    let total: usize = a.sessions.iter().map(|s| s.batches.len()).sum();
+    let mut out = vec![Vec::new(); total];
+    let mut base = 0usize;
+    for s in &a.sessions {
+        for q in s.requests.iter().filter(|q| !q.cancelled) {
+            if let (Some(l), Some((b, _))) = (q.latency, q.batch) {
+                if let Some(v) = out.get_mut(base + b as usize) {
+                    v.push(l);
+                }
+            }
+        }
+        base += s.batches.len();
+    }
+    out
 }
 
+/// The batches table's columns, a row at a time.
+#[derive(Default)]
+struct BatchRows {
+    number: Vec<Option<i64>>,
+    session: Vec<Option<String>>,
+    direction: Vec<Option<String>>,
+    file: Vec<Option<String>>,
+    line: Vec<Option<i64>>,
+    entry: Vec<Option<i64>>,
+    /// size, requests, notifications, responses, valid-id requests,
+    /// linked, null-id and unknown-id responses.
+    counts: [Vec<Option<i64>>; 8],
+    order: Vec<Option<String>>,
+    request_time: Vec<Option<Micros>>,
+    completion: Vec<Option<f64>>,
+    members: Vec<Option<i64>>,
+    median_member: Vec<Option<f64>>,
+    max_member: Vec<Option<f64>>,
+}
+
+/// The batches table's count columns, in [`BatchRows::counts`] order.
+const BATCH_COUNTS: [&str; 8] = [
+    "size",
+    "requests",
+    "notifications",
+    "responses",
+    "valid_id_requests",
+    "linked_responses",
+    "null_id_responses",
+    "unknown_id_responses",
+];
+
+impl BatchRows {
+    /// Batch `b` of session `s` (`name`, `input`: their names as the
+    /// tables hold them), `members` its members' latencies.
+    fn push(
+        &mut self,
+        s: &SessionResult,
+        b: &Batch,
+        (name, input): (&str, &str),
+        members: Vec<Micros>,
+        names: &dyn Names,
+    ) {
+        self.number.push(int(self.number.len() + 1));
+        self.session.push(Some(name.to_string()));
+        self.direction.push(Some(b.direction.as_str().to_string()));
+        self.file.push(Some(input.to_string()));
+        self.line.push(b.loc.line.and_then(int));
+        self.entry.push(b.loc.entry.and_then(int));
+        let counts = [
+            b.size,
+            b.all_requests,
+            b.notifications,
+            b.responses,
+            b.reqs.len(),
+            b.linked,
+            b.null_id,
+            b.unknown,
+        ];
+        for (col, v) in self.counts.iter_mut().zip(counts) {
+            col.push(int(v));
+        }
+        let ids: Vec<String> = b
+            .arrivals
+            .iter()
+            .filter_map(|&i| s.requests.get(*b.reqs.get(i)?))
+            .map(|q| q.id.json_text())
+            .collect();
+        self.order
+            .push(Some(names.text(&ids.join(" ")).into_owned()));
+        self.request_time.push(b.ts);
+        self.completion.push(match (b.ts, b.completed) {
+            (Some(t0), Some(t1)) if t1 >= t0 => Some(ms(t1 - t0)),
+            _ => None,
+        });
+        let sorted = latency::Sorted::new(members);
+        self.members
+            .push(sorted.as_ref().and_then(|m| int(m.count())));
+        self.median_member
+            .push(sorted.as_ref().map(latency::Sorted::median_ms));
+        self.max_member
+            .push(sorted.as_ref().map(latency::Sorted::max_ms));
+    }
+
+    fn frame(self) -> PolarsResult<DataFrame> {
+        // Completion against the median member: how long the batch held its
+        // caller, in units of a typical member (null when either is unknown or 0).
+        let ratio: Vec<Option<f64>> = self
+            .completion
+            .iter()
+            .zip(&self.median_member)
+            .map(|(c, m)| match (*c, *m) {
+                (Some(c), Some(m)) if m > 0.0 => Some(c / m),
+                _ => None,
+            })
+            .collect();
+        let mut cols = vec![
+            int_col("batch", self.number),
+            text_col("session", self.session),
+            text_col("direction", self.direction),
+            text_col("file", self.file),
+            int_col("line", self.line),
+            int_col("entry", self.entry),
+        ];
+        for (name, col) in BATCH_COUNTS.into_iter().zip(self.counts) {
+            cols.push(int_col(name, col));
+        }
+        cols.extend([
+            text_col("arrival_order", self.order),
+            time_col("request_time", self.request_time),
+            float_col("completion_ms", self.completion),
+            int_col("member_latencies", self.members),
+            float_col("median_member_ms", self.median_member),
+            float_col("max_member_ms", self.max_member),
+            float_col("completion_ratio", ratio),
+        ]);
+        DataFrame::new_infer_height(cols)
+    }
+}
+
+/// One row per JSON array with members, in run order, with its member
+/// latencies (count, median, max: `analyze::latency`).
 fn batches(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
-    let n: usize = a.sessions.iter().map(|s| s.batches.len()).sum();
-    let mut number = Vec::with_capacity(n);
-    let mut session = Vec::with_capacity(n);
-    let mut direction = Vec::with_capacity(n);
-    let mut file = Vec::with_capacity(n);
-    let (mut line, mut entry) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    let (mut size, mut requests, mut notifications, mut responses) =
-        (vec![], vec![], vec![], vec![]);
-    let (mut valid, mut linked, mut null_id, mut unknown) = (vec![], vec![], vec![], vec![]);
-    let (mut order, mut request_time, mut completion) = (vec![], vec![], vec![]);
+    let mut rows = BatchRows::default();
+    let mut members = member_latencies(a).into_iter();
     for s in &a.sessions {
         let name = names.text(&s.name).into_owned();
         let input = names.text(names.input(s.input)).into_owned();
         for b in &s.batches {
-            number.push(int(number.len() + 1));
-            session.push(Some(name.clone()));
-            direction.push(Some(b.direction.as_str().to_string()));
-            file.push(Some(input.clone()));
-            line.push(b.loc.line.and_then(int));
-            entry.push(b.loc.entry.and_then(int));
-            size.push(int(b.size));
-            requests.push(int(b.all_requests));
-            notifications.push(int(b.notifications));
-            responses.push(int(b.responses));
-            valid.push(int(b.reqs.len()));
-            linked.push(int(b.linked));
-            null_id.push(int(b.null_id));
-            unknown.push(int(b.unknown));
-            let ids: Vec<String> = b
-                .arrivals
-                .iter()
-                .filter_map(|&i| s.requests.get(*b.reqs.get(i)?))
-                .map(|q| q.id.json_text())
-                .collect();
-            order.push(Some(names.text(&ids.join(" ")).into_owned()));
-            request_time.push(b.ts);
-            completion.push(match (b.ts, b.completed) {
-                (Some(t0), Some(t1)) if t1 >= t0 => Some(ms(t1 - t0)),
-                _ => None,
-            });
+            let m = members.next().unwrap_or_default();
+            rows.push(s, b, (&name, &input), m, names);
         }
     }
-    let table = DataFrame::new(
-        n,
-        vec![
-            int_col("batch", number),
-            text_col("session", session),
-            text_col("direction", direction),
-            text_col("file", file),
-            int_col("line", line),
-            int_col("entry", entry),
-            int_col("size", size),
-            int_col("requests", requests),
-            int_col("notifications", notifications),
-            int_col("responses", responses),
-            int_col("valid_id_requests", valid),
-            int_col("linked_responses", linked),
-            int_col("null_id_responses", null_id),
-            int_col("unknown_id_responses", unknown),
-            text_col("arrival_order", order),
-            time_col("request_time", request_time),
-            float_col("completion_ms", completion),
-        ],
-    )?;
-    let mut joined = table
-        .left_join(&member_latency(a, names)?, ["batch"], ["batch"])?
-        .sort(["batch"], SortMultipleOptions::default())?;
-    // Completion against the median member: how long the batch held its
-    // caller, in units of a typical member (null when either is unknown or 0).
-    let ratio: Float64Chunked = joined
-        .column("completion_ms")?
-        .f64()?
-        .iter()
-        .zip(joined.column("median_member_ms")?.f64()?.iter())
-        .map(|(c, m)| match (c, m) {
-            (Some(c), Some(m)) if m > 0.0 => Some(c / m),
-            _ => None,
-        })
-        .collect();
-    joined.with_column(ratio.with_name("completion_ratio".into()).into_column())?;
-    Ok(joined)
+    rows.frame()
 }
 
+/// The sessions table's integer columns, in [`session_numbers`] order.
+const SESSION_INTS: [&str; 17] = [
+    "messages",
+    "requests",
+    "notifications",
+    "responses",
+    "batches",
+    "pairs",
+    "non_json_lines",
+    "findings",
+    "batch_size_count",
+    "batch_size_min",
+    "batch_size_p50",
+    "batch_size_max",
+    "batch_response_count_mismatch",
+    "batch_unknown_id_response",
+    "batch_missing_response",
+    "batch_null_id_response",
+    "latency_count",
+];
+
+/// The sessions table's float columns, in [`session_numbers`] order.
+const SESSION_FLOATS: [&str; 4] = [
+    "latency_p50_ms",
+    "latency_p90_ms",
+    "latency_p99_ms",
+    "latency_max_ms",
+];
+
+/// A session's counts, batch metrics and latency quantiles, as the
+/// columns [`SESSION_INTS`] and [`SESSION_FLOATS`].
+fn session_numbers(s: &SessionSummary) -> ([Option<i64>; 17], [Option<f64>; 4]) {
+    let t = &s.totals;
+    let m = &s.metrics;
+    let lat = s.latency_ms;
+    let ints = [
+        int(t.messages),
+        int(t.requests),
+        int(t.notifications),
+        int(t.responses),
+        int(t.batches),
+        int(t.pairs),
+        int(t.non_json_lines),
+        int(s.findings_by_kind.values().sum::<u64>()),
+        int(m.size.count),
+        m.size.min.and_then(int),
+        m.size.p50.and_then(int),
+        m.size.max.and_then(int),
+        int(m.response_count_mismatch),
+        int(m.unknown_id_response),
+        int(m.missing_response),
+        int(m.null_id_response),
+        int(lat.map_or(0, |q| q.count)),
+    ];
+    let floats = [
+        lat.map(|q| q.p50),
+        lat.map(|q| q.p90),
+        lat.map(|q| q.p99),
+        lat.map(|q| q.max),
+    ];
+    (ints, floats)
+}
+
+/// One row per session: who, counts, batch metrics, latency.
 fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<DataFrame> {
     let n = summaries.len();
     let mut session = Vec::with_capacity(n);
     let mut file = Vec::with_capacity(n);
     let mut traffic = Vec::with_capacity(n);
     let (mut server, mut version, mut revision) = (vec![], vec![], vec![]);
-    let mut ints: Vec<(&str, Vec<Option<i64>>)> = [
-        "messages",
-        "requests",
-        "notifications",
-        "responses",
-        "batches",
-        "pairs",
-        "non_json_lines",
-        "findings",
-        "batch_size_count",
-        "batch_size_min",
-        "batch_size_p50",
-        "batch_size_max",
-        "batch_response_count_mismatch",
-        "batch_unknown_id_response",
-        "batch_missing_response",
-        "batch_null_id_response",
-        "latency_count",
-    ]
-    .into_iter()
-    .map(|c| (c, Vec::with_capacity(n)))
-    .collect();
-    let mut floats: Vec<(&str, Vec<Option<f64>>)> = [
-        "latency_p50_ms",
-        "latency_p90_ms",
-        "latency_p99_ms",
-        "latency_max_ms",
-    ]
-    .into_iter()
-    .map(|c| (c, Vec::with_capacity(n)))
-    .collect();
+    let mut ints: Vec<Vec<Option<i64>>> = vec![Vec::with_capacity(n); SESSION_INTS.len()];
+    let mut floats: Vec<Vec<Option<f64>>> = vec![Vec::with_capacity(n); SESSION_FLOATS.len()];
+    let text = |s: &str| Some(names.text(s).into_owned());
     for s in summaries {
-        session.push(Some(names.text(&s.name).into_owned()));
-        file.push(Some(names.text(names.input(s.input)).into_owned()));
+        session.push(text(&s.name));
+        file.push(text(names.input(s.input)));
         traffic.push(s.totals.sessions > 0);
-        server.push(s.server.as_ref().map(|x| names.text(&x.name).into_owned()));
-        version.push(
-            s.server
-                .as_ref()
-                .map(|x| names.text(&x.version).into_owned()),
-        );
-        revision.push(s.revision.as_deref().map(|x| names.text(x).into_owned()));
-        let t = &s.totals;
-        let m = &s.metrics;
-        let values = [
-            int(t.messages),
-            int(t.requests),
-            int(t.notifications),
-            int(t.responses),
-            int(t.batches),
-            int(t.pairs),
-            int(t.non_json_lines),
-            int(s.findings_by_kind.values().sum::<u64>()),
-            int(m.size.count),
-            m.size.min.and_then(int),
-            m.size.p50.and_then(int),
-            m.size.max.and_then(int),
-            int(m.response_count_mismatch),
-            int(m.unknown_id_response),
-            int(m.missing_response),
-            int(m.null_id_response),
-            int(s.latency_ms.map_or(0, |q| q.count)),
-        ];
-        for ((_, col), v) in ints.iter_mut().zip(values) {
+        server.push(s.server.as_ref().and_then(|x| text(&x.name)));
+        version.push(s.server.as_ref().and_then(|x| text(&x.version)));
+        revision.push(s.revision.as_deref().and_then(text));
+        let (i, f) = session_numbers(s);
+        for (col, v) in ints.iter_mut().zip(i) {
             col.push(v);
         }
-        let lat = s.latency_ms;
-        let values = [
-            lat.map(|q| q.p50),
-            lat.map(|q| q.p90),
-            lat.map(|q| q.p99),
-            lat.map(|q| q.max),
-        ];
-        for ((_, col), v) in floats.iter_mut().zip(values) {
+        for (col, v) in floats.iter_mut().zip(f) {
             col.push(v);
         }
     }
@@ -743,8 +732,13 @@ fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Dat
         text_col("server_version", version),
         text_col("revision", revision),
     ];
-    cols.extend(ints.into_iter().map(|(c, v)| int_col(c, v)));
-    cols.extend(floats.into_iter().map(|(c, v)| float_col(c, v)));
+    cols.extend(SESSION_INTS.iter().zip(ints).map(|(c, v)| int_col(c, v)));
+    cols.extend(
+        SESSION_FLOATS
+            .iter()
+            .zip(floats)
+            .map(|(c, v)| float_col(c, v)),
+    );
     DataFrame::new(n, cols)
 }
 

@@ -1,0 +1,700 @@
+//! Loading inputs: one [`InputSpec`] → [`Loaded`] (its records, or the
+//! sessions already walked when a large line log is read block by block),
+//! with the error lines that name what went wrong. Files are read through
+//! `source`; nothing here writes anywhere but the progress bar.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::analyze::engine::Walker;
+use crate::analyze::{self, Config};
+use crate::config::InputFormat;
+use crate::ingest::detect::Dialect;
+use crate::ingest::{self, Format, Input};
+use crate::reconstruct::order::LineOrder;
+use crate::reconstruct::session::Splitter;
+use crate::record::{Frame, Member, Parsed, Payload, Record};
+use crate::report::progress::Progress;
+use crate::report::{self, InputInfo};
+use crate::source::{self, InputSpec};
+
+/// One input after reading and parsing.
+pub(crate) struct Loaded {
+    /// What the run reports about it.
+    pub info: InputInfo,
+    /// Its records (none when read block by block: see `results`).
+    pub records: Vec<Record>,
+    /// It could not be read, or only in part: the run exits 2.
+    pub fatal: bool,
+    /// One half of a per-direction pair read alone.
+    pub one_direction: bool,
+    /// Sessions already walked (a large line log read block by block).
+    pub results: Vec<analyze::SessionResult>,
+}
+
+/// How inputs are read: the same for every input of a run.
+pub(crate) struct Reading<'a> {
+    /// `--format`.
+    pub format: InputFormat,
+    /// The rules' thresholds (for sessions walked while reading).
+    pub cfg: &'a Config,
+    /// Bytes per block of a line log read block by block.
+    pub block_bytes: usize,
+    /// Where bytes and messages read are counted.
+    pub progress: &'a Progress,
+}
+
+/// How much of a file decides whether it is read block by block.
+const PEEK_BYTES: usize = 64 << 10;
+
+/// Reads and parses input number `input`.
+pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
+    match &spec.kind {
+        source::InputKind::File(path) => load_file(path, input, spec.rotation.is_none(), r),
+        source::InputKind::Pair { name, c2s, s2c } => counted(
+            load_pair(name, c2s, s2c, report::file_id(input, 0)),
+            r.progress,
+        ),
+        // A glob that matched nothing or is malformed: one line, fatal.
+        source::InputKind::NoMatch(_) | source::InputKind::BadPattern { .. } => Loaded {
+            info: InputInfo {
+                file: spec.display(),
+                format: "unknown".into(),
+                dialect: "unknown".into(),
+                errors: spec.error().into_iter().map(|e| e.to_string()).collect(),
+                ..Default::default()
+            },
+            records: Vec::new(),
+            fatal: true,
+            one_direction: false,
+            results: Vec::new(),
+        },
+    }
+}
+
+/// One file: a plain line log block by block, a HAR as a stream, a
+/// compressed line log decompressed then block by block, anything else
+/// (and rotated files, `alone` false) read whole.
+fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded {
+    let file_index = report::file_id(input, 0);
+    let lines = alone && matches!(r.format, InputFormat::Auto | InputFormat::Stdio);
+    if lines {
+        if let Some(l) = streamable(path).and_then(|d| stream_lines(path, input, d, r)) {
+            return l;
+        }
+    }
+    if matches!(r.format, InputFormat::Auto | InputFormat::Har) {
+        if let Some(l) = stream_har(path, file_index, r.format) {
+            return counted(l, r.progress);
+        }
+    }
+    let file = match source::read(path) {
+        Ok(f) => f,
+        Err(e) => {
+            return counted(unreadable(path.display().to_string(), path, e), r.progress);
+        }
+    };
+    // A compressed line log is decompressed whole, then read block by
+    // block like a plain one: its records are never all held.
+    if lines && file.compression.is_some() {
+        if let Format::Lines(d) = ingest::detect_format(&file.text) {
+            if let Some(safe) = ingest::chunk::safe_start(d) {
+                let display = path.display().to_string();
+                let (before, damaged) =
+                    decode_problems(&display, &file.warnings, file.damage.as_ref());
+                let reader = source::BlockReader::from_text(&display, file.text, file.bytes);
+                let blocks = Blocks {
+                    file_index,
+                    input,
+                    dialect: d,
+                    block_bytes: r.block_bytes,
+                    safe,
+                };
+                return stream_blocks(reader, display, &blocks, r, before, damaged);
+            }
+        }
+    }
+    counted(load_read(path, file, file_index, r.format), r.progress)
+}
+
+/// The dialect of a plain line log that can be read block by block, from
+/// its first [`PEEK_BYTES`].
+fn streamable(path: &Path) -> Option<Dialect> {
+    let head = source::head(path, PEEK_BYTES).ok()?;
+    let n = head.len();
+    let cut = if n < PEEK_BYTES {
+        n
+    } else {
+        memchr::memrchr(b'\n', &head)? + 1
+    };
+    let text = String::from_utf8_lossy(&head[..cut]);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match ingest::detect_format(text) {
+        Format::Lines(d) if ingest::chunk::safe_start(d).is_some() => Some(d),
+        _ => None,
+    }
+}
+
+/// Reads a plain line log block by block (issue 5): blocks are parsed in
+/// parallel, then their records go, in file order, through session
+/// splitting, line order and the session walkers. Memory holds a few
+/// blocks, the pending requests and one row per request — never the whole
+/// file. Output is the same as reading the file whole, for any thread count.
+fn stream_lines(path: &Path, input: usize, dialect: Dialect, r: &Reading<'_>) -> Option<Loaded> {
+    let safe = ingest::chunk::safe_start(dialect)?;
+    let reader = match source::BlockReader::open(path) {
+        Ok(Some(reader)) => reader,
+        _ => return None,
+    };
+    let display = path.display().to_string();
+    let blocks = Blocks {
+        file_index: report::file_id(input, 0),
+        input,
+        dialect,
+        block_bytes: r.block_bytes,
+        safe,
+    };
+    Some(stream_blocks(
+        reader,
+        display,
+        &blocks,
+        r,
+        Vec::new(),
+        false,
+    ))
+}
+
+/// Where a block-read line log goes: its input, dialect, block size and
+/// where a block may start (`ingest::chunk::safe_start`).
+struct Blocks {
+    file_index: u32,
+    input: usize,
+    dialect: Dialect,
+    block_bytes: usize,
+    safe: fn(&[u8]) -> bool,
+}
+
+/// [`stream_lines`] on a reader: `before` are the error lines of problems
+/// found while decoding the file, `damaged` whether those make the input
+/// incomplete (a damaged compressed stream: the run exits 2).
+fn stream_blocks(
+    mut reader: source::BlockReader,
+    display: String,
+    b: &Blocks,
+    r: &Reading<'_>,
+    before: Vec<String>,
+    damaged: bool,
+) -> Loaded {
+    let mut walk = SessionWalk::new(r.cfg, b.input, before);
+    let read = read_blocks(&mut reader, &display, b, r.progress, &mut walk);
+    walk.errors.extend(read.errors);
+    let walked = walk.finish();
+    let parsed = Parsed {
+        format: "stdio",
+        dialect: b.dialect.name(),
+        other_lines: walked.other_lines,
+        ..Default::default()
+    };
+    r.progress.read(reader.bytes.saturating_sub(read.bytes), 0);
+    let warnings: Vec<String> = reader
+        .warnings
+        .iter()
+        .map(|w| format!("{display}: {w}"))
+        .collect();
+    let fatal = read.fatal || damaged;
+    let mut l = finish(display, reader.bytes, parsed, warnings, fatal);
+    let prefix = format!("{}: ", l.info.file);
+    l.info.errors.extend(walked.errors.into_iter().map(|e| {
+        if e.starts_with(&prefix) {
+            e
+        } else {
+            format!("{prefix}{e}")
+        }
+    }));
+    if walked.any_frame {
+        let none = format!(
+            "no JSON-RPC traffic found (read as stdio {})",
+            b.dialect.name()
+        );
+        l.info.errors.retain(|e| !e.ends_with(&none));
+    }
+    l.info.sessions = walked
+        .results
+        .iter()
+        .filter(|r| r.counts.sessions > 0)
+        .count();
+    l.results = walked.results;
+    l
+}
+
+/// What [`read_blocks`] read: bytes counted in the progress, whether a
+/// read error ended the file early, and its error lines.
+struct BlocksRead {
+    bytes: u64,
+    fatal: bool,
+    errors: Vec<String>,
+}
+
+/// Reads, parses and walks every block. Three stages overlap: while round
+/// k + 1 is parsed in parallel, round k is walked and then round k + 2 is
+/// read (order, hence output, unchanged). A read error ends the file after
+/// the blocks read before it.
+fn read_blocks(
+    reader: &mut source::BlockReader,
+    display: &str,
+    b: &Blocks,
+    progress: &Progress,
+    walk: &mut SessionWalk<'_>,
+) -> BlocksRead {
+    let per_round = rayon::current_num_threads().max(1) * 2;
+    let mut read = BlocksRead {
+        bytes: 0,
+        fatal: false,
+        errors: Vec::new(),
+    };
+    let mut walked: Option<Vec<Parsed>> = None;
+    let (mut blocks, mut read_error) = read_round(reader, b, per_round);
+    loop {
+        if let Some(e) = read_error.take() {
+            read.errors.push(e);
+            read.fatal = true;
+        }
+        if blocks.is_empty() {
+            break;
+        }
+        let round_bytes: u64 = blocks.iter().map(|b| b.text.len() as u64).sum();
+        let previous = walked.take();
+        let stop = read.fatal;
+        let (parsed, (next, next_error)) = rayon::join(
+            || parse_blocks(&blocks, display, b),
+            || {
+                if let Some(p) = previous {
+                    walk.push(p);
+                }
+                if stop {
+                    (Vec::new(), None)
+                } else {
+                    read_round(reader, b, per_round)
+                }
+            },
+        );
+        for block in std::mem::replace(&mut blocks, next) {
+            reader.recycle(block);
+        }
+        read_error = next_error;
+        let round_messages = parsed.iter().map(|p| messages_in(&p.records)).sum();
+        read.bytes += round_bytes;
+        progress.read(round_bytes, round_messages);
+        walked = Some(parsed);
+    }
+    if let Some(p) = walked.take() {
+        walk.push(p);
+    }
+    read
+}
+
+/// One round of blocks (`per_round` of them, fewer at the end); a read
+/// error ends the round, with its text.
+fn read_round(
+    reader: &mut source::BlockReader,
+    b: &Blocks,
+    per_round: usize,
+) -> (Vec<source::Block>, Option<String>) {
+    let mut blocks = Vec::with_capacity(per_round);
+    while blocks.len() < per_round {
+        match reader.next_block(b.block_bytes.max(1), b.safe) {
+            Ok(Some(block)) => blocks.push(block),
+            Ok(None) => break,
+            Err(e) => return (blocks, Some(e.to_string())),
+        }
+    }
+    (blocks, None)
+}
+
+/// Parses a round of blocks in parallel, results in block order.
+fn parse_blocks(blocks: &[source::Block], display: &str, b: &Blocks) -> Vec<Parsed> {
+    blocks
+        .par_iter()
+        .map(|block| {
+            ingest::chunk::parse_block(
+                b.file_index,
+                display,
+                &block.text,
+                block.first_line,
+                block.offset,
+                b.dialect,
+            )
+        })
+        .collect()
+}
+
+/// The sequential part of reading block by block: records, in file
+/// order, through session splitting, line order and one walker per
+/// session.
+struct SessionWalk<'c> {
+    cfg: &'c Config,
+    input: usize,
+    splitter: Splitter,
+    states: Vec<Option<(LineOrder, Walker<'c>)>>,
+    ready: Vec<Frame>,
+    errors: Vec<String>,
+    other_lines: u64,
+    any_frame: bool,
+}
+
+/// The sessions a [`SessionWalk`] walked, and what its blocks said.
+struct Walked {
+    results: Vec<analyze::SessionResult>,
+    errors: Vec<String>,
+    other_lines: u64,
+    any_frame: bool,
+}
+
+impl<'c> SessionWalk<'c> {
+    fn new(cfg: &'c Config, input: usize, errors: Vec<String>) -> Self {
+        SessionWalk {
+            cfg,
+            input,
+            splitter: Splitter::default(),
+            states: Vec::new(),
+            ready: Vec::new(),
+            errors,
+            other_lines: 0,
+            any_frame: false,
+        }
+    }
+
+    /// Walks a round's parsed blocks, in order.
+    fn push(&mut self, parsed: Vec<Parsed>) {
+        for p in parsed {
+            self.errors.extend(p.errors);
+            self.other_lines += p.other_lines;
+            for rec in p.records {
+                let Some((i, f)) = self.splitter.push(rec) else {
+                    continue;
+                };
+                self.any_frame = true;
+                if self.states.len() <= i {
+                    self.states.resize_with(i + 1, || None);
+                }
+                let (cfg, input, names) = (self.cfg, self.input, &self.splitter.names);
+                let st = self.states[i].get_or_insert_with(|| {
+                    (
+                        LineOrder::default(),
+                        Walker::new(cfg, names[i].clone(), input, false),
+                    )
+                });
+                st.0.push(f, &mut self.ready);
+                for f in self.ready.drain(..) {
+                    st.1.frame(&f, false);
+                }
+            }
+        }
+    }
+
+    /// Flushes each session's line order and finishes its walker.
+    fn finish(mut self) -> Walked {
+        let mut results = Vec::new();
+        for (mut order, mut walker) in self.states.into_iter().flatten() {
+            order.finish(&mut self.ready);
+            for f in self.ready.drain(..) {
+                walker.frame(&f, false);
+            }
+            results.push(walker.finish());
+        }
+        Walked {
+            results,
+            errors: self.errors,
+            other_lines: self.other_lines,
+            any_frame: self.any_frame,
+        }
+    }
+}
+
+/// A per-direction pair: both halves read whole and parsed together.
+fn load_pair(name: &str, c2s: &Path, s2c: &Path, file_index: u32) -> Loaded {
+    let display = c2s.display().to_string();
+    let (halves, mut errors, fatal) = read_halves(&display, c2s, s2c);
+    let bytes = halves.iter().flatten().map(|f| f.bytes).sum();
+    // One half alone is read alone, every line in its file's direction
+    // (FORMATS.md §8.3.8); say so, since its partner's findings are absent.
+    match (&halves[0], &halves[1]) {
+        (Some(_), None) if !fatal => errors.push(format!(
+            "{display}: partner {} not found; read alone",
+            s2c.display()
+        )),
+        (None, Some(_)) if !fatal => errors.push(format!(
+            "{}: partner {display} not found; read alone",
+            s2c.display()
+        )),
+        _ => {}
+    }
+    let c = halves[0].as_ref().map(|f| Input {
+        file: file_index,
+        name: &f.display,
+        text: &f.text,
+    });
+    let s = halves[1].as_ref().map(|f| Input {
+        file: file_index + 1,
+        name: &f.display,
+        text: &f.text,
+    });
+    let parsed = if c.is_some() || s.is_some() {
+        ingest::pair::parse(c, s, name)
+    } else {
+        Parsed::default()
+    };
+    let display = match (&halves[0], &halves[1]) {
+        (None, Some(f)) => f.display.clone(),
+        _ => display,
+    };
+    let mut l = finish(display, bytes, parsed, errors, fatal);
+    if halves[0].is_some() {
+        l.info.partner = halves[1].as_ref().map(|f| f.display.clone());
+    } else if let Some(f) = &halves[1] {
+        // Only the server-to-client half: its lines carry file id + 1.
+        l.info.partner = Some(f.display.clone());
+    }
+    l
+}
+
+/// Both halves of a pair (`None` when absent or unreadable), the error
+/// lines of reading them, and whether the input is unusable or incomplete.
+fn read_halves(
+    display: &str,
+    c2s: &Path,
+    s2c: &Path,
+) -> (Vec<Option<source::SourceFile>>, Vec<String>, bool) {
+    let mut errors = Vec::new();
+    let mut fatal = false;
+    let mut halves = Vec::new();
+    for r in [source::read(c2s), source::read(s2c)] {
+        match r {
+            Ok(f) => {
+                errors.extend(f.warnings.iter().map(|w| format!("{}: {w}", f.display)));
+                if let Some(d) = &f.damage {
+                    errors.push(d.to_string());
+                    fatal = true;
+                }
+                halves.push(Some(f));
+            }
+            Err(source::SourceError::NotFound(_)) => halves.push(None),
+            Err(e) => {
+                errors.push(e.to_string());
+                fatal = true;
+                halves.push(None);
+            }
+        }
+    }
+    if halves.iter().all(Option::is_none) && !fatal {
+        errors.push(format!(
+            "{display}: no such file or directory (nor its partner {})",
+            s2c.display()
+        ));
+        fatal = true;
+    }
+    (halves, errors, fatal)
+}
+
+/// Reads a HAR as a stream (issue 5): `source` hands out the decoded text
+/// chunk by chunk, the HAR splitter finds the entries and reads them in
+/// parallel; the file is never held whole. `None` when the file is not
+/// (surely) a HAR or cannot be opened: it is then read whole by
+/// [`load_read`], which gives the same result or the error.
+fn stream_har(path: &Path, file_index: u32, format: InputFormat) -> Option<Loaded> {
+    let display = path.display().to_string();
+    if format == InputFormat::Auto {
+        // A compressed file is decompressed whole either way: let
+        // `load_read` do it once and detect on the whole text.
+        let magic = source::head(path, 4).ok()?;
+        if source::Compression::sniff(&magic).is_some() {
+            return None;
+        }
+    }
+    let mut src = source::TextChunks::open(path).ok()?;
+    let first = src.next_chunk().ok()??.to_vec();
+    if format == InputFormat::Auto && !surely_har(&first) {
+        return None;
+    }
+    let mut har = ingest::har::HarStream::new(file_index, &display);
+    // The next chunk is read while the entries of this one are parsed.
+    let mut chunk = first;
+    let mut spare = Vec::new();
+    loop {
+        match har.push_then(&chunk, || src.next_chunk_into(&mut spare)) {
+            Ok(true) => std::mem::swap(&mut chunk, &mut spare),
+            Ok(false) => break,
+            Err(e) => return Some(unreadable(display, path, e)),
+        }
+    }
+    drop((chunk, spare));
+    let parsed = har.finish();
+    let (errors, damaged) = decode_problems(&display, &src.warnings, src.damage.as_ref());
+    Some(finish(display, src.bytes, parsed, errors, damaged))
+}
+
+/// Whether a file's first chunk decides that it is a HAR, as detection on
+/// the whole text would.
+fn surely_har(first: &[u8]) -> bool {
+    let Ok(head) = std::str::from_utf8(first) else {
+        return false;
+    };
+    if ingest::detect_format(head) != Format::Har {
+        return false;
+    }
+    // Detection reads the first 64 KiB and the first line: decided by
+    // this chunk unless the first line goes on past it.
+    let whole = first.len() + 4 < source::TEXT_CHUNK;
+    let body = head.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    let log_first = body[1..]
+        .trim_start()
+        .strip_prefix("\"log\"")
+        .and_then(|r| r.trim_start().strip_prefix(':'))
+        .is_some_and(|r| r.trim_start().starts_with('{'));
+    whole || log_first || (body.contains('\n') && body.len() >= 64 << 10)
+}
+
+/// The error lines of what decoding a file found (invalid UTF-8, each
+/// named after the file, then a damaged compressed stream's line) and
+/// whether the input is incomplete (the run then exits 2).
+fn decode_problems(
+    display: &str,
+    warnings: &[String],
+    damage: Option<&source::StreamError>,
+) -> (Vec<String>, bool) {
+    let mut lines: Vec<String> = warnings.iter().map(|w| format!("{display}: {w}")).collect();
+    lines.extend(damage.map(|d| d.to_string()));
+    (lines, damage.is_some())
+}
+
+/// An input that cannot be read: one fatal error line.
+fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    Loaded {
+        info: InputInfo {
+            file: display,
+            format: "unknown".into(),
+            dialect: "unknown".into(),
+            bytes,
+            errors: vec![e.to_string()],
+            ..Default::default()
+        },
+        records: Vec::new(),
+        fatal: true,
+        one_direction: false,
+        results: Vec::new(),
+    }
+}
+
+/// Parses a file read whole (HAR and SSE captures, rotated logs and
+/// anything not read block by block).
+fn load_read(
+    path: &Path,
+    file: source::SourceFile,
+    file_index: u32,
+    format: InputFormat,
+) -> Loaded {
+    let display = path.display().to_string();
+    let input = Input {
+        file: file_index,
+        name: &file.display,
+        text: &file.text,
+    };
+    let detected = ingest::detect_format(&file.text);
+    let fmt = match (format, detected) {
+        (InputFormat::Auto, d) => d,
+        (InputFormat::Har, _) => Format::Har,
+        (InputFormat::Sse, _) => Format::Sse,
+        (InputFormat::Stdio, d @ Format::Lines(_)) => d,
+        (InputFormat::Stdio, _) => Format::Unknown,
+    };
+    let parsed = ingest::parse(input, fmt);
+    // A damaged compressed stream: its whole lines are analysed, the run
+    // still exits 2 (the input is incomplete).
+    let (errors, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+    let mut l = finish(display, file.bytes, parsed, errors, damaged);
+    if fmt == Format::Unknown {
+        l.fatal = true;
+    }
+    l
+}
+
+/// A parsed input as the run reports it: `errors` (the reading's) then
+/// the parser's, each named after the input, and a line when it held no
+/// traffic at all. `fatal`: the input is unusable or incomplete.
+pub(crate) fn finish(
+    display: String,
+    bytes: u64,
+    parsed: Parsed,
+    mut errors: Vec<String>,
+    fatal: bool,
+) -> Loaded {
+    let prefix = format!("{display}: ");
+    errors.extend(parsed.errors.iter().map(|e| {
+        if e.starts_with(&prefix) {
+            e.clone()
+        } else {
+            format!("{prefix}{e}")
+        }
+    }));
+    // Read to the end, yet no traffic: say so, so that a gate does not
+    // mistake an input it could not use for a clean capture.
+    if parsed.records.is_empty()
+        && !parsed.incomplete
+        && !parsed.format.is_empty()
+        && parsed.format != "unknown"
+    {
+        errors.push(format!(
+            "{prefix}no JSON-RPC traffic found (read as {})",
+            report::read_as(parsed.format, parsed.dialect)
+        ));
+    }
+    let known = |s: &str| {
+        if s.is_empty() {
+            "unknown".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    Loaded {
+        info: InputInfo {
+            file: display,
+            format: known(parsed.format),
+            dialect: known(parsed.dialect),
+            sessions: 0,
+            bytes,
+            errors,
+            other_lines: parsed.other_lines,
+            partner: None,
+        },
+        fatal: fatal || parsed.incomplete,
+        one_direction: parsed.one_direction,
+        records: parsed.records,
+        results: Vec::new(),
+    }
+}
+
+/// JSON-RPC messages in parsed records (rule 2: objects in frames and
+/// batches), for the progress bar.
+fn messages_in(records: &[Record]) -> u64 {
+    records
+        .iter()
+        .map(|r| match r {
+            Record::Frame(f) => match &f.payload {
+                Payload::Single(_) => 1,
+                Payload::Batch(m) => {
+                    m.iter().filter(|m| matches!(m, Member::Message(_))).count() as u64
+                }
+                _ => 0,
+            },
+            Record::ProcessStart { .. } => 0,
+        })
+        .sum()
+}
+
+/// Counts an input read whole in the progress.
+fn counted(l: Loaded, progress: &Progress) -> Loaded {
+    progress.read(l.info.bytes, messages_in(&l.records));
+    l
+}

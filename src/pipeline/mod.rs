@@ -1,0 +1,327 @@
+//! The pipeline: a validated [`RunConfig`] in, an exit code out. The one
+//! path from inputs to outputs, for the binary and for the benches, fuzz
+//! targets and tests ([`analyze_parsed`] runs the same stages on inputs
+//! already in memory).
+//!
+//! ```text
+//! load (per input, in parallel) ─► gather (rotations, error lines)
+//!   ─► sessions ─► walk (in parallel) ─► finalize ─► redact ─► outputs
+//! ```
+//!
+//! stdout carries results; stderr carries the inputs' error lines and the
+//! progress bar. Exit codes: 0 clean, 1 a finding at or above `--fail-on`,
+//! 2 an input that could not be read (or an error, returned as `Err`).
+
+mod load;
+mod outputs;
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+
+use crate::analyze::{self, Analysis, SessionResult};
+use crate::config::{RunConfig, Stdout};
+use crate::reconstruct;
+use crate::record::{Parsed, Record};
+use crate::report::progress::Progress;
+use crate::report::{self, InputInfo, Report};
+use crate::source::{self, InputSpec};
+use load::{Loaded, Reading};
+
+/// A run's analysis with what it knows about its inputs.
+#[derive(Debug, Default)]
+pub struct Run {
+    /// Inputs in command-line order.
+    pub infos: Vec<InputInfo>,
+    /// Per input: unreadable or incomplete (the run exits 2).
+    pub fatal: Vec<bool>,
+    /// The analysis (redacted unless the run keeps secrets).
+    pub analysis: Analysis,
+}
+
+impl Run {
+    /// The run bundled for the renderers.
+    pub fn report(&self) -> Report<'_> {
+        Report::new(&self.infos, &self.analysis)
+    }
+}
+
+/// Runs the program; returns the exit code (0 clean, 1 findings at or above
+/// `--fail-on`, 2 an unreadable input).
+pub fn run(config: &RunConfig) -> Result<u8> {
+    start_workers(config.threads);
+    let specs = expand(config)?;
+    let progress = progress_for(config, &specs);
+    let reading = Reading {
+        format: config.format,
+        cfg: &config.rules,
+        block_bytes: config.block_bytes,
+        progress: &progress,
+    };
+    let mut loaded: Vec<Loaded> = specs
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| load::load(s, i, &reading))
+        .collect();
+    progress.stage("analysing");
+    for l in &mut loaded {
+        redact_errors(l, config.redact);
+        print_errors(&l.info, &progress);
+    }
+    let groups = specs
+        .iter()
+        .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
+        .collect();
+    let run = analyze_loaded(&config.rules, config.redact, loaded, groups);
+    let rep = run.report();
+    progress.stage("writing");
+    if let Some(dir) = &config.out {
+        outputs::write_outputs(dir, &rep, config.redact)?;
+    }
+    if let Some(target) = &config.shard {
+        outputs::write_shard(&target.dir, &target.shard, &rep)?;
+    }
+    progress.finish();
+    outputs::print_stdout(&rep, config.stdout)?;
+    let floor = config.fail_on.floor();
+    let failing = floor.is_some_and(|fl| {
+        run.analysis
+            .findings
+            .iter()
+            .any(|f| f.kind.severity() >= fl)
+    });
+    let any_fatal = run.fatal.iter().any(|&f| f);
+    if let (true, Some(dir)) = (config.per_input, &config.out) {
+        drop(rep);
+        outputs::write_per_input(dir, run, config.fail_on)?;
+    }
+    if any_fatal {
+        return Ok(2);
+    }
+    Ok(if failing { 1 } else { 0 })
+}
+
+/// Sets up the workers: one malloc arena per worker, set before any
+/// thread starts (each arena keeps its own freed memory, and glibc's
+/// default of 8 per core let the parse's leftovers pile up: reports/BENCH.md,
+/// 2 threads: HAR 500 MB analysis 331 MB peak by default, 248 MB with 2
+/// arenas; one arena for all gives 217 MB but its lock costs ~20 % of the
+/// two-thread speed), then rayon's pool of `threads` workers.
+fn start_workers(threads: Option<usize>) {
+    let workers = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    crate::mem::limit_arenas(workers);
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .ok();
+    }
+}
+
+/// The inputs named on the command line, folders and patterns expanded.
+/// The run's own output folders are not inputs (a nightly job often
+/// writes them beside, or inside, the logs it reads).
+fn expand(config: &RunConfig) -> Result<Vec<InputSpec>> {
+    let own = config.own_folders();
+    let specs = source::expand_excluding(&config.inputs, &own);
+    if specs.is_empty() {
+        let skipped = if own.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (the run's own output folders are not read: {})",
+                own.iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        bail!(
+            "no input files found in {}{skipped}",
+            config
+                .inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(specs)
+}
+
+/// The run's progress bar: drawn only when stderr is a terminal and `-q`
+/// is not given (`report::progress`); its total is the inputs' size on
+/// disk.
+fn progress_for(config: &RunConfig, specs: &[InputSpec]) -> Progress {
+    let show = config.stdout != Stdout::Quiet && std::io::stderr().is_terminal();
+    if !show {
+        return Progress::hidden();
+    }
+    let size = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    let total = specs
+        .iter()
+        .map(|s| match &s.kind {
+            source::InputKind::File(p) => size(p),
+            source::InputKind::Pair { c2s, s2c, .. } => size(c2s) + size(s2c),
+            _ => 0,
+        })
+        .sum();
+    Progress::new(total, true)
+}
+
+/// Input errors quote captured lines ("first lines: …"): redacted like
+/// every other output unless secrets are kept.
+fn redact_errors(l: &mut Loaded, redact: bool) {
+    if !redact {
+        return;
+    }
+    for msg in &mut l.info.errors {
+        if let std::borrow::Cow::Owned(r) = report::redact::redact(msg) {
+            *msg = r;
+        }
+    }
+}
+
+/// An input's error lines on stderr, sanitised, the progress bar out of
+/// their way.
+fn print_errors(info: &InputInfo, progress: &Progress) {
+    let stderr = std::io::stderr();
+    let mut e = stderr.lock();
+    progress.suspend(|| {
+        for msg in &info.errors {
+            let _ = writeln!(e, "mcp-audit: {}", report::terminal::sanitize(msg, 400));
+        }
+    });
+}
+
+/// Runs the analysis on inputs already parsed in memory, as the binary
+/// does on the files it read: each `(name, bytes, parsed)` is one input,
+/// in order (its file id `report::file_id(i, 0)`). Its error lines are
+/// kept in [`Run::infos`], not printed.
+pub fn analyze_parsed(
+    rules: &analyze::Config,
+    redact: bool,
+    inputs: Vec<(String, u64, Parsed)>,
+) -> Run {
+    let loaded: Vec<Loaded> = inputs
+        .into_iter()
+        .map(|(name, bytes, parsed)| {
+            let mut l = load::finish(name, bytes, parsed, Vec::new(), false);
+            redact_errors(&mut l, redact);
+            l
+        })
+        .collect();
+    let groups = vec![None; loaded.len()];
+    analyze_loaded(rules, redact, loaded, groups)
+}
+
+/// Loaded inputs → the run: records grouped (rotated files of one log
+/// continue one another), sessions rebuilt and walked in parallel, merged
+/// with the sessions walked while reading in input order (deterministic
+/// for any thread count), the capture-wide rules, then redaction.
+/// `groups[i]`: input `i`'s rotation group, if any.
+fn analyze_loaded(
+    rules: &analyze::Config,
+    redact: bool,
+    loaded: Vec<Loaded>,
+    groups: Vec<Option<String>>,
+) -> Run {
+    let mut g = gather(loaded, &groups);
+    let sessions = reconstruct::build_sessions(g.records);
+    for s in sessions.iter().filter(|s| s.counted) {
+        if let Some(info) = g.infos.get_mut(s.input) {
+            info.sessions += 1;
+        }
+    }
+    let walked: Vec<SessionResult> = sessions
+        .par_iter()
+        .map(|s| analyze::engine::walk(rules, s))
+        .collect();
+    drop(sessions);
+    let mut all: Vec<(usize, usize, SessionResult)> = walked
+        .into_iter()
+        .enumerate()
+        .map(|(n, r)| (r.input, n, r))
+        .collect();
+    for (input, results) in std::mem::take(&mut g.streamed) {
+        all.extend(results.into_iter().enumerate().map(|(n, r)| (input, n, r)));
+    }
+    all.sort_by_key(|(input, n, _)| (*input, *n));
+    let mut analysis = analyze::finalize(rules, all.into_iter().map(|(_, _, r)| r).collect());
+    if redact {
+        report::redact::analysis(&mut analysis);
+    }
+    Run {
+        infos: g.infos,
+        fatal: g.fatal,
+        analysis,
+    }
+}
+
+/// The loaded inputs taken apart: infos, records per input (a rotation
+/// group as one), the sessions walked while reading, fatal flags.
+struct Gathered {
+    infos: Vec<InputInfo>,
+    records: Vec<(usize, Vec<Record>, bool)>,
+    streamed: Vec<(usize, Vec<SessionResult>)>,
+    fatal: Vec<bool>,
+}
+
+fn gather(loaded: Vec<Loaded>, groups: &[Option<String>]) -> Gathered {
+    let mut g = Gathered {
+        infos: Vec::with_capacity(loaded.len()),
+        records: Vec::with_capacity(loaded.len()),
+        streamed: Vec::new(),
+        fatal: vec![false; loaded.len()],
+    };
+    let mut group: Option<(String, Box<str>)> = None;
+    for (i, mut l) in loaded.into_iter().enumerate() {
+        g.fatal[i] = l.fatal;
+        if !l.results.is_empty() {
+            g.streamed.push((i, std::mem::take(&mut l.results)));
+        }
+        // Rotated files of one log (DESIGN.md "Scale"), oldest first: their
+        // records continue one another, so a session spans the rotation.
+        // File-keyed sessions take the group's name.
+        match groups.get(i).and_then(Option::as_ref) {
+            Some(rot) => {
+                let same = group.as_ref().is_some_and(|(g, _)| g == rot);
+                if !same {
+                    group = Some((rot.clone(), rot.as_str().into()));
+                }
+                let (_, key) = group.as_ref().expect("set above");
+                rename_file_key(&mut l.records, &l.info.file, key);
+                match g.records.last_mut() {
+                    Some(last) if same => last.1.append(&mut l.records),
+                    _ => g
+                        .records
+                        .push((i, std::mem::take(&mut l.records), l.one_direction)),
+                }
+            }
+            None => {
+                group = None;
+                g.records
+                    .push((i, std::mem::take(&mut l.records), l.one_direction));
+            }
+        }
+        g.infos.push(l.info);
+    }
+    g
+}
+
+/// Gives the records keyed by a rotated file's own name the group's name.
+fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
+    for r in records {
+        let key = match r {
+            Record::Frame(f) => &mut f.key,
+            Record::ProcessStart { key, .. } => key,
+        };
+        if &**key == file {
+            *key = group.into();
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The run's outputs: the `--out` folder (summary.json, the CSV and
+//! Parquet tables, report.html with its re-read evidence), a shard's
+//! Parquet tables, the `--per-input` summaries and what stdout carries.
+//! Files are opened here; the renderers (`report`) only write.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
+
+use super::Run;
+use crate::analyze::{self, tables};
+use crate::config::{FailOn, Stdout};
+use crate::report::csv::Csv;
+use crate::report::html::{self, EvidenceKey, Html, Shown};
+use crate::report::json::{self, Json};
+use crate::report::parquet::Parquet;
+use crate::report::shard::{self, Shard};
+use crate::report::terminal::{self, Terminal};
+use crate::report::{InputInfo, Render, RenderOptions, Report};
+use crate::source;
+
+/// A buffered new file `dir/name`, the error naming it.
+fn create(dir: &Path, name: &str) -> Result<std::io::BufWriter<std::fs::File>> {
+    let p = dir.join(name);
+    Ok(std::io::BufWriter::new(
+        std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
+    ))
+}
+
+/// Writes the `--out` folder. Between stages, what the last one freed goes
+/// back to the system, so the peak is the analysis plus the largest stage
+/// (issue 5), not the analysis plus every stage's leftovers.
+pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
+    crate::mem::give_back();
+    if dir.exists() && !dir.is_dir() {
+        bail!("--out {}: not a directory", dir.display());
+    }
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("creating output directory {}", dir.display()))?;
+    let mut w = create(dir, "summary.json")?;
+    Json.render(rep, &mut w, &RenderOptions::default())?;
+    w.flush()?;
+    write_tables(dir, rep)?;
+    // The tables are written and freed before the page is built (issue 5:
+    // peak memory is the larger of the two, not their sum).
+    crate::mem::give_back();
+    let evidence = read_evidence(rep, redact);
+    crate::mem::give_back();
+    let latency = analyze::histogram::by_method(rep.analysis);
+    let page = html::Extras {
+        evidence: &evidence,
+        latency: &latency,
+        redact,
+    };
+    let opts = RenderOptions {
+        page: Some(&page),
+        ..Default::default()
+    };
+    Html.render(rep, &mut create(dir, "report.html")?, &opts)
+        .context("writing report.html")
+}
+
+/// The tables as `findings.csv`, `pairs.csv`, `batches.csv`,
+/// `latency.csv`, then one `TABLE.parquet` each.
+fn write_tables(dir: &Path, rep: &Report<'_>) -> Result<()> {
+    let tables = rep.tables().context("building the tables")?;
+    let opts = RenderOptions {
+        tables: Some(&tables),
+        ..Default::default()
+    };
+    crate::mem::give_back();
+    for stem in ["findings", "pairs", "batches", "latency"] {
+        let name = format!("{stem}.csv");
+        Csv(stem)
+            .render(rep, &mut create(dir, &name)?, &opts)
+            .with_context(|| format!("writing {name}"))?;
+    }
+    crate::mem::give_back();
+    for stem in tables::TABLES {
+        let name = format!("{stem}.parquet");
+        let mut w = create(dir, &name)?;
+        Parquet(stem)
+            .render(rep, &mut w, &opts)
+            .with_context(|| format!("writing {name}"))?;
+        w.flush().with_context(|| format!("writing {name}"))?;
+    }
+    Ok(())
+}
+
+/// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
+/// JSON is not kept in memory), one pass per file, files in parallel, and
+/// keeps each excerpt as the page shows it (`html::show_excerpt`: the
+/// read window is dropped). A file that cannot be read again (moved,
+/// changed) only loses its evidence.
+fn read_evidence(rep: &Report<'_>, redact: bool) -> HashMap<EvidenceKey, Shown> {
+    let mut by_file: BTreeMap<u32, Vec<(u64, u32)>> = BTreeMap::new();
+    for (file, off, len) in html::evidence_wanted(rep) {
+        by_file.entry(file).or_default().push((off, len));
+    }
+    by_file
+        .into_par_iter()
+        .flat_map_iter(|(file, ranges)| {
+            let path = PathBuf::from(rep.file_name(file));
+            let har = rep
+                .inputs
+                .get((file / 2) as usize)
+                .is_some_and(|i| i.format == "har");
+            let got = source::evidence(&path, &ranges, html::READ_WINDOW).unwrap_or_default();
+            ranges
+                .into_iter()
+                .zip(got)
+                .filter_map(move |((off, len), e)| {
+                    e.map(|e| ((file, off, len), html::show_excerpt(&e, har, redact)))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Writes the run's Parquet tables as one shard: `ROOT/TABLE/K=V/…/`
+/// [`shard::PART_FILE`], each through a hidden temporary file renamed
+/// into place, so an engine reading the folder meanwhile never sees half
+/// a file.
+pub(super) fn write_shard(root: &Path, shard: &Shard, rep: &Report<'_>) -> Result<()> {
+    if root.exists() && !root.is_dir() {
+        bail!("--shard-dir {}: not a directory", root.display());
+    }
+    let tables = rep.tables().context("building the tables")?;
+    let opts = RenderOptions {
+        tables: Some(&tables),
+        ..Default::default()
+    };
+    for stem in tables::TABLES {
+        let dir = root.join(shard.folder(stem));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let part = dir.join(shard::PART_FILE);
+        let tmp = dir.join(format!(".{}.{}.tmp", shard::PART_FILE, std::process::id()));
+        let write = || -> Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            Parquet(stem).render(rep, &mut w, &opts)?;
+            w.flush()?;
+            std::fs::rename(&tmp, &part)?;
+            Ok(())
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e).with_context(|| format!("writing {}", part.display()));
+        }
+    }
+    Ok(())
+}
+
+/// What stdout carries: the human summary (coloured on a terminal unless
+/// `NO_COLOR` or `TERM=dumb`), `summary.json`, or nothing. A closed pipe
+/// is not an error.
+pub(super) fn print_stdout(rep: &Report<'_>, mode: Stdout) -> Result<()> {
+    let mut text = Vec::new();
+    match mode {
+        Stdout::Quiet => return Ok(()),
+        Stdout::Json => Json.render(rep, &mut text, &RenderOptions::default())?,
+        Stdout::Summary => {
+            let color = terminal::use_color(
+                std::io::stdout().is_terminal(),
+                std::env::var_os("NO_COLOR").as_deref(),
+                std::env::var_os("TERM").as_deref(),
+            );
+            let opts = RenderOptions {
+                color,
+                ..Default::default()
+            };
+            Terminal.render(rep, &mut text, &opts)?;
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&text) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(e).context("writing to stdout");
+        }
+    }
+    Ok(())
+}
+
+/// A file name as a folder-name part: its stem, ASCII letters, digits,
+/// `.`, `_`, `-` kept, anything else `_`, at most 60 bytes, never hidden.
+fn folder_stem(file: &str) -> String {
+    let stem = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut out: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    while out.starts_with('.') {
+        out.remove(0);
+    }
+    if out.is_empty() {
+        out.push_str("input");
+    }
+    out
+}
+
+/// One input's share of the run: its place, folder name, exit code alone
+/// and analysis.
+type Share = (usize, String, u8, analyze::Analysis);
+
+/// `--per-input`: one `summary.json` per input, from its share of the run
+/// (`Analysis::split_by_input`), in `OUT/inputs/NNNN-STEM/`, and
+/// `OUT/inputs/index.json` listing them.
+pub(super) fn write_per_input(dir: &Path, run: Run, fail_on: FailOn) -> Result<()> {
+    let root = dir.join("inputs");
+    std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    let shares = shares(&run.infos, &run.fatal, run.analysis, fail_on);
+    let mut rows = Vec::with_capacity(run.infos.len());
+    for (i, name, exit, part) in &shares {
+        let sub = root.join(name);
+        std::fs::create_dir_all(&sub).with_context(|| format!("creating {}", sub.display()))?;
+        let rep = Report::new(std::slice::from_ref(&run.infos[*i]), part);
+        let p = sub.join("summary.json");
+        let write = || -> Result<()> {
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+            Json.render(&rep, &mut w, &RenderOptions::default())?;
+            w.flush()?;
+            Ok(())
+        };
+        write().with_context(|| format!("writing {}", p.display()))?;
+        rows.push((*i, format!("inputs/{name}/summary.json"), *exit, rep));
+    }
+    let index: Vec<json::IndexRow<'_>> = rows
+        .iter()
+        .map(|(i, summary, exit, rep)| json::IndexRow {
+            input: *i,
+            report: rep,
+            summary: summary.clone(),
+            exit: *exit,
+        })
+        .collect();
+    let p = root.join("index.json");
+    let write = || -> Result<()> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&p)?);
+        serde_json::to_writer_pretty(&mut w, &json::index(&index, fail_on.as_str()))?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+        Ok(())
+    };
+    write().with_context(|| format!("writing {}", p.display()))
+}
+
+/// Every input's share, in input order (an input without sessions or
+/// findings gets an empty one), named `NNNN-STEM`, with its exit code:
+/// 2 unreadable or incomplete, 1 a finding at or above `--fail-on`, else 0.
+fn shares(
+    infos: &[InputInfo],
+    fatal: &[bool],
+    analysis: analyze::Analysis,
+    fail_on: FailOn,
+) -> Vec<Share> {
+    let floor = fail_on.floor();
+    let width = infos.len().saturating_sub(1).to_string().len().max(4);
+    let mut parts = analysis.split_by_input().into_iter().peekable();
+    let mut shares = Vec::with_capacity(infos.len());
+    for (i, info) in infos.iter().enumerate() {
+        let part = parts
+            .next_if(|(n, _)| *n == i)
+            .map(|(_, a)| a)
+            .unwrap_or_default();
+        let name = format!("{i:0width$}-{}", folder_stem(&info.file));
+        let worst = part.worst_severity();
+        let exit = if fatal.get(i).copied().unwrap_or(false) {
+            2
+        } else if floor.is_some_and(|f| worst.is_some_and(|w| w >= f)) {
+            1
+        } else {
+            0
+        };
+        shares.push((i, name, exit, part));
+    }
+    shares
+}
