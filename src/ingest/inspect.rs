@@ -19,15 +19,15 @@ use nom::character::complete::space1;
 use nom::combinator::eof;
 use nom::{IResult, Parser};
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::lines::{Line, lines};
+use super::grammar::{continue_body, escape};
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::{parse_message, parse_payload};
 use crate::record::{Direction, Member, Message, Parsed, Payload, Problem};
 
-/// How deep the util.inspect reader descends before it skips a nested value
-/// as "present, content unknown" (no stack overflow on deep input).
-pub const MAX_DEPTH: usize = 64;
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "inspect";
 
 /// A tracer line (FORMATS.md table 8.2 row 9 "recognised by": `DEBUG -->` or
 /// `DEBUG <--` after at most one word): the direction and the BODY text on
@@ -61,82 +61,36 @@ pub fn claims(line: &str) -> bool {
 
 /// Parses a util.inspect tracer log (FORMATS.md §8.2 row 9, §8.3.6).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Inspect);
-    let all: Vec<Line<'_>> = lines(input.text).collect();
-    let mut i = 0;
-    while let Some(line) = all.get(i) {
-        i += 1;
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Tracer)
+}
+
+/// Reads a tracer line and the lines its BODY continues over.
+struct Tracer;
+
+impl LineReader for Tracer {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
         let Some((dir, body)) = split(line.text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
-        let (body, next) = continue_body(input.text, &all, i, body, claims);
+        let (body, taken) = continue_body(sink.input().text, rest, body, claims);
         // Accounting: the body's continuation lines are not traffic
         // lines of their own (nothing lost: every line is counted once).
-        for l in all.get(i..next).unwrap_or_default() {
-            if !is_blank(l.text) {
-                sink.other();
-            }
+        for _ in 0..taken {
+            sink.other();
         }
-        i = next;
-        let at = At::by_start(input.name, Some(dir), None, line.number);
-        emit_body(&mut sink, at, body);
+        let at = At::by_start(sink.input().name, Some(dir), None, line.number);
+        emit_body(sink, at, body);
     }
-    sink.finish()
 }
 
-/// Extends a BODY that opens `{` or `[` over the lines from `all[next]` on
-/// until its brackets balance (FORMATS.md §8.3.6), stopping before a line
-/// `is_start` claims (the next traffic line) and at the end of the input.
-/// Returns the body (a slice of `text`) and the index of the first line not
-/// consumed.
-pub(crate) fn continue_body<'t>(
-    text: &'t str,
-    all: &[Line<'t>],
-    mut next: usize,
-    body: &'t str,
-    is_start: fn(&str) -> bool,
-) -> (&'t str, usize) {
-    let trimmed = body.trim_start();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
-        return (body, next);
-    }
-    let mut bal = Balance::default();
-    bal.feed(body);
-    let mut end = body;
-    while bal.open() {
-        let Some(l) = all.get(next) else { break };
-        if is_start(l.text) {
-            break;
-        }
-        bal.feed(l.text);
-        end = l.text;
-        next += 1;
-    }
-    (span(text, body, end), next)
-}
-
-/// The slice of `text` from the start of `first` to the end of `last` (both
-/// slices of `text`); `first` alone when they are not.
-pub(crate) fn span<'t>(text: &'t str, first: &'t str, last: &'t str) -> &'t str {
-    let base = text.as_ptr() as usize;
-    let start = (first.as_ptr() as usize).checked_sub(base);
-    let end = (last.as_ptr() as usize)
-        .checked_sub(base)
-        .map(|e| e + last.len());
-    match (start, end) {
-        (Some(s), Some(e)) if s <= e => text.get(s..e).unwrap_or(first),
-        _ => first,
-    }
-}
+/// How deep the util.inspect reader descends before it skips a nested value
+/// as "present, content unknown" (no stack overflow on deep input).
+pub const MAX_DEPTH: usize = 64;
 
 /// Turns one BODY into a frame (FORMATS.md §8.3.6): a message or batch when
 /// it reads as JSON or util.inspect, else a `non_json_line`; a body read only
 /// in part is reported in `Parsed.errors`.
-pub(crate) fn emit_body(sink: &mut Sink<'_>, at: At<'_>, body: &str) {
+pub(crate) fn emit_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) {
     let part = body.trim_matches([' ', '\t', '\r', '\n']);
     match read_body(part) {
         Body::Read(payload) => sink.frame(at, part, payload),
@@ -249,56 +203,6 @@ fn to_message(v: &V, partial: bool) -> Option<Message> {
     Some(m)
 }
 
-/// A bracket counter for bodies spread over lines (FORMATS.md §8.3.5,
-/// §8.3.6): `{}` and `[]` outside `'…'`, `"…"` and `` `…` `` strings. Strings
-/// never span lines in JSON or util.inspect output, so each line starts
-/// outside one.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Balance {
-    depth: i64,
-    /// A closer came before its opener: the text can never balance.
-    pub(crate) broken: bool,
-}
-
-impl Balance {
-    /// Counts the brackets of one line.
-    pub(crate) fn feed(&mut self, line: &str) {
-        let mut quote: Option<u8> = None;
-        let mut escaped = false;
-        for b in line.bytes() {
-            if let Some(q) = quote {
-                if escaped {
-                    escaped = false;
-                } else if b == b'\\' {
-                    escaped = true;
-                } else if b == q {
-                    quote = None;
-                }
-                continue;
-            }
-            match b {
-                b'\'' | b'"' | b'`' => quote = Some(b),
-                b'{' | b'[' => self.depth = self.depth.saturating_add(1),
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth < 0 {
-                        self.broken = true;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    /// Brackets are still open (and can still close).
-    pub(crate) fn open(&self) -> bool {
-        self.depth > 0 && !self.broken
-    }
-    /// Every bracket closed, none too many.
-    pub(crate) fn balanced(&self) -> bool {
-        self.depth == 0 && !self.broken
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The util.inspect reader.
 
@@ -373,7 +277,7 @@ impl V {
 
 /// At most 40 characters of `s`, escaped, for messages.
 fn snippet(s: &str) -> String {
-    super::detect::escape(s.lines().next().unwrap_or(""), 40)
+    escape(s.lines().next().unwrap_or(""), 40)
 }
 
 struct Reader<'a> {
@@ -889,20 +793,6 @@ mod tests {
     }
 
     #[test]
-    fn tracer_lines() {
-        assert_eq!(split("DEBUG --> {}"), Some((Direction::C2s, "{}")));
-        assert_eq!(
-            split("[client] DEBUG <-- { id: 1 }"),
-            Some((Direction::S2c, "{ id: 1 }"))
-        );
-        assert_eq!(split("lsp DEBUG -->"), Some((Direction::C2s, "")));
-        assert_eq!(split("two words DEBUG --> {}"), None);
-        assert_eq!(split("DEBUG -> {}"), None);
-        assert_eq!(split("DEBUG -->{}"), None);
-        assert_eq!(split("INFO --> {}"), None);
-    }
-
-    #[test]
     fn json_first_then_inspect() {
         let (m, p) = single(read_body(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
@@ -1085,15 +975,17 @@ mod tests {
     }
 
     #[test]
-    fn balance_counts_outside_strings() {
-        let mut b = Balance::default();
-        b.feed("{ a: '{[', b: \"}\", c: `]`, d: [");
-        assert!(b.open());
-        b.feed("] }");
-        assert!(b.balanced());
-        let mut b = Balance::default();
-        b.feed("} {");
-        assert!(!b.open() && !b.balanced());
+    fn tracer_lines() {
+        assert_eq!(split("DEBUG --> {}"), Some((Direction::C2s, "{}")));
+        assert_eq!(
+            split("[client] DEBUG <-- { id: 1 }"),
+            Some((Direction::S2c, "{ id: 1 }"))
+        );
+        assert_eq!(split("lsp DEBUG -->"), Some((Direction::C2s, "")));
+        assert_eq!(split("two words DEBUG --> {}"), None);
+        assert_eq!(split("DEBUG -> {}"), None);
+        assert_eq!(split("DEBUG -->{}"), None);
+        assert_eq!(split("INFO --> {}"), None);
     }
 
     #[test]
