@@ -26,6 +26,7 @@ mod input;
 pub mod inspect;
 pub mod lines;
 pub mod lsp;
+pub mod objdump;
 pub mod pair;
 mod sink;
 pub mod sse;

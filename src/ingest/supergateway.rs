@@ -4,7 +4,7 @@
 //! Client→server when DST is `Child` (`SSE → Child`, `StreamableHttp →
 //! Child`, `WebSocket → Child`) or SRC is `Stdio` (`Stdio → SSE`);
 //! server→client when SRC is `Child` or DST is `Stdio`. BODY is read as JSON
-//! first, else as util.inspect text (see [`super::inspect`]); a BODY that
+//! first, else as util.inspect text (see [`super::objdump`]); a BODY that
 //! opens `{` or `[` continues over the following lines until its brackets
 //! balance. `Child non-JSON (session SID): LINE` is a server→client
 //! `non_json_line`; every other `[supergateway]` line (`Child stderr …`,
@@ -20,8 +20,8 @@ use nom::{IResult, Parser};
 
 use super::grammar::continue_body;
 use super::input::Input;
-use super::inspect::emit_body;
 use super::lines::{Line, Lines};
+use super::objdump::emit_body;
 use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
 
