@@ -12,10 +12,14 @@ use nom::bytes::complete::tag;
 use nom::combinator::opt;
 use nom::{IResult, Parser};
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank, iso_ts_then_space};
-use super::lines::lines;
+use super::grammar::iso_ts_then_space;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "arrow";
 
 /// One line split into its optional timestamp, the arrow's direction and the
 /// payload text (FORMATS.md table 8.2 row 10 "recognised by": an optional
@@ -48,21 +52,23 @@ pub fn claims(line: &str) -> bool {
 
 /// Parses an arrow log (FORMATS.md §8.2 row 10).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Arrow);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Arrow)
+}
+
+/// Reads each line alone; the file is the key.
+struct Arrow;
+
+impl LineReader for Arrow {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         match split(line.text) {
             Some((ts, dir, payload)) => {
                 let ts = ts.and_then(|s| sink.ts(line.number, s));
-                let at = At::by_start(input.name, Some(dir), ts, line.number);
+                let at = At::by_start(sink.input().name, Some(dir), ts, line.number);
                 sink.exact(at, payload);
             }
             None => sink.other(),
         }
     }
-    sink.finish()
 }
 
 #[cfg(test)]

@@ -8,11 +8,14 @@
 
 use serde::de::IgnoredAny;
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::lines::lines;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::parse_payload;
 use crate::record::{Direction, Kind, Member, Parsed, Payload};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "bare";
 
 /// Row 12 claims the line: a JSON object or array (FORMATS.md §8.2; row 11
 /// is tried first).
@@ -40,13 +43,16 @@ pub fn guess_direction(payload: &Payload) -> Direction {
 
 /// Parses a bare NDJSON file (FORMATS.md §8.2 row 12).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Bare);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Bare)
+}
+
+/// Reads each line alone; the file is the key.
+struct Bare;
+
+impl LineReader for Bare {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         let part = line.text.trim();
-        let mut at = At::by_start(input.name, None, None, line.number);
+        let mut at = At::by_start(sink.input().name, None, None, line.number);
         match parse_payload(part) {
             Ok(payload) => {
                 at.direction = Some(guess_direction(&payload));
@@ -55,7 +61,6 @@ pub fn parse(input: Input<'_>) -> Parsed {
             Err(_) => sink.non_json(at, part),
         }
     }
-    sink.finish()
 }
 
 #[cfg(test)]

@@ -6,20 +6,17 @@
 //! where every line stands alone (envelopes, bare NDJSON, tagged proxy
 //! logs, arrow logs), and Claude Desktop logs cut before a timestamped line
 //! (their multi-line entries continue on lines without a timestamp,
-//! FORMATS.md §8.3.1). Other dialects are read whole.
+//! FORMATS.md §8.3.1). Other dialects are read whole. Each dialect's row of
+//! the format table says which (`block_start`).
 
-use super::Input;
-use super::detect::{self, Dialect};
+use super::formats::{Dialect, parse_lines};
+use super::input::Input;
 use crate::record::{Parsed, Record};
 
 /// Whether a line (its bytes, without the line end) may start a block of a
 /// log in `dialect`; `None` when the dialect is never split.
 pub fn safe_start(dialect: Dialect) -> Option<fn(&[u8]) -> bool> {
-    match dialect {
-        Dialect::Envelope | Dialect::Bare | Dialect::Tagged | Dialect::Arrow => Some(|_| true),
-        Dialect::Claude => Some(|l| l.first().is_some_and(u8::is_ascii_digit)),
-        _ => None,
-    }
+    dialect.spec().block_start
 }
 
 /// Parses one block whose first line is line `first_line` of the file and
@@ -33,7 +30,7 @@ pub fn parse_block(
     offset: u64,
     dialect: Dialect,
 ) -> Parsed {
-    let mut p = detect::parse_lines(Input { file, name, text }, dialect);
+    let mut p = parse_lines(Input { file, name, text }, dialect);
     let shift_line = first_line.saturating_sub(1);
     for r in &mut p.records {
         let prov = match r {

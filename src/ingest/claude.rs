@@ -14,12 +14,14 @@
 use nom::Parser;
 use nom::character::complete::space1;
 
-use super::Input;
-use super::detect::{
-    At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, iso_ts, trim_host_suffix,
-};
-use super::lines::lines;
+use super::grammar::{bracket, is_json_parse_error, is_level, iso_ts, trim_host_suffix};
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "claude";
 
 /// The parts of one timestamped Claude line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,20 +68,29 @@ const FROM_CLIENT: &str = "Message from client:";
 const FROM_SERVER: &str = "Message from server:";
 const MAIN_LOG_ERROR: &str = "Error in MCP connection to server ";
 
+/// A block of a large log may start at a line that opens with a digit (a
+/// timestamp): a multi-line entry continues on lines without one
+/// (FORMATS.md §8.3.1).
+pub(crate) fn block_start(line: &[u8]) -> bool {
+    line.first().is_some_and(u8::is_ascii_digit)
+}
+
 /// Parses a Claude Desktop log (FORMATS.md §8.2 rows 2 and 3, §8.3.1).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Claude);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Claude)
+}
+
+/// Reads each timestamped line alone; the key is the server's name.
+struct Claude;
+
+impl LineReader for Claude {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         // Lines without a timestamp (server stderr, continuation lines of a
         // multi-line entry) are not traffic.
         let Some(p) = split(line.text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
-        let key = p.name.unwrap_or(input.name);
+        let key = p.name.unwrap_or(sink.input().name);
         let n = line.number;
         let dir = if let Some(rest) = p.text.strip_prefix(FROM_CLIENT) {
             Some((Direction::C2s, rest))
@@ -94,18 +105,8 @@ pub fn parse(input: Input<'_>) -> Parsed {
         } else if p.text.contains("Server stderr") {
             sink.other();
         } else if p.level.eq_ignore_ascii_case("error") && is_json_parse_error(p.text) {
-            // Main log: `Error in MCP connection to server NAME: SyntaxError: …`.
-            let key = match (
-                p.name,
-                p.text
-                    .strip_prefix(MAIN_LOG_ERROR)
-                    .and_then(|r| r.split_once(": ")),
-            ) {
-                (None, Some((name, _))) if !name.is_empty() => name,
-                _ => key,
-            };
             let ts = sink.ts(n, p.ts);
-            let at = At::by_start(key, Some(Direction::S2c), ts, n);
+            let at = At::by_start(parse_error_key(&p, key), Some(Direction::S2c), ts, n);
             sink.non_json(at, trim_host_suffix(p.text));
         } else if p.text.starts_with("Initializing server")
             || p.text
@@ -116,7 +117,20 @@ pub fn parse(input: Input<'_>) -> Parsed {
             sink.other();
         }
     }
-    sink.finish()
+}
+
+/// The key of a JSON.parse error line: on the main log (no NAME), the NAME
+/// in `Error in MCP connection to server NAME: SyntaxError: …`, else `key`.
+fn parse_error_key<'a>(p: &Prefix<'a>, key: &'a str) -> &'a str {
+    match (
+        p.name,
+        p.text
+            .strip_prefix(MAIN_LOG_ERROR)
+            .and_then(|r| r.split_once(": ")),
+    ) {
+        (None, Some((name, _))) if !name.is_empty() => name,
+        _ => key,
+    }
 }
 
 #[cfg(test)]

@@ -1,103 +1,15 @@
-//! Format detection (FORMATS.md §8.1 "One dialect per file"), dispatch to the
-//! line-log dialect parsers (table 8.2), and the pieces they share: the
-//! timestamp and bracket grammar (nom) and `Sink`, which turns traffic
-//! lines into [`Record`]s with provenance.
-//!
-//! Detection order: a HAR document (§4), then a raw SSE capture (§5), then
-//! the rows of table 8.2 tried in row order on each non-blank line from the
-//! top, skipping lines no row claims; the first claimed line decides.
+//! Format detection (FORMATS.md §8.1 "One dialect per file"), by the rows
+//! of the format table ([`super::formats`]) in row order: a HAR document
+//! (§4), then a raw SSE capture (§5), then the rows of table 8.2 tried in
+//! row order on each non-blank line from the top, skipping lines no row
+//! claims; the first claimed line decides. Also the message for an input no
+//! row claims.
 
-use std::sync::Arc;
-
-use nom::branch::alt;
-use nom::bytes::complete::{tag, take_till1, take_while_m_n};
-use nom::character::complete::{char, digit1, one_of};
-use nom::combinator::{opt, recognize};
-use nom::sequence::delimited;
-use nom::{IResult, Parser};
-use serde::de::IgnoredAny;
-
-use super::lines::{Line, lines};
-use super::{
-    Format, Input, arrow, bare, claude, envelope, inspect, lsp, pair, supergateway, tagged,
-    twoline, vscode,
-};
-use crate::record::jsonrpc::{first_value_len, parse_payload};
-use crate::record::time::parse_iso;
-use crate::record::{
-    Direction, Frame, Location, Micros, Parsed, Payload, Provenance, Record, Split,
-};
-
-/// A line-log dialect (FORMATS.md table 8.2; the row numbers are the table's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// Row 1: `TS [STDIN] JSON` / `[STDOUT]` / `[STDERR]`.
-    Tagged,
-    /// Rows 2 and 3: Claude Desktop `mcp-server-NAME.log`, `mcp.log` and the
-    /// main log.
-    Claude,
-    /// Rows 4 and 5: VS Code output channel (`[editor -> server]`); Cursor's
-    /// MCP log shares its line shape and is read by the same parser
-    /// (FORMATS.md §8.1: "the rules of both rows apply to such a file").
-    VsCode,
-    /// The bracketed host log of FORMATS.md §8.3.2 (last paragraph),
-    /// `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL] [NAME]TEXT`, checked after row 5.
-    Bracketed,
-    /// Row 6: LSP client traces (`[Trace - h:mm:ss AM] …`, §8.3.4).
-    Lsp,
-    /// Row 7: two-line logs (`// Send:` / `// Receive (took Nms):`, §8.3.5).
-    TwoLine,
-    /// Row 8: supergateway (`[supergateway] SRC → DST: BODY`, §8.3.6).
-    Supergateway,
-    /// Row 9: util.inspect tracers (`DEBUG --> BODY`, §8.3.6).
-    Inspect,
-    /// Row 10: arrow logs (`-->`, `<--`, `>`, `<`).
-    Arrow,
-    /// Row 11: NDJSON envelopes.
-    Envelope,
-    /// Row 12: bare NDJSON.
-    Bare,
-    /// Row 13: one half of a per-direction pair read alone (known by its
-    /// file name, never detected from content; see [`pair::parse`] for both
-    /// halves).
-    Pair,
-}
-
-impl Dialect {
-    /// Every dialect, in table 8.2 row order (the per-direction pair last).
-    pub const ALL: [Dialect; 12] = [
-        Dialect::Tagged,
-        Dialect::Claude,
-        Dialect::VsCode,
-        Dialect::Bracketed,
-        Dialect::Lsp,
-        Dialect::TwoLine,
-        Dialect::Supergateway,
-        Dialect::Inspect,
-        Dialect::Arrow,
-        Dialect::Envelope,
-        Dialect::Bare,
-        Dialect::Pair,
-    ];
-
-    /// The short name written to `Parsed.dialect`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::Tagged => "tagged",
-            Dialect::Claude => "claude",
-            Dialect::VsCode => "vscode",
-            Dialect::Bracketed => "bracketed",
-            Dialect::Lsp => "lsp",
-            Dialect::TwoLine => "twoline",
-            Dialect::Supergateway => "supergateway",
-            Dialect::Inspect => "inspect",
-            Dialect::Arrow => "arrow",
-            Dialect::Envelope => "envelope",
-            Dialect::Bare => "bare",
-            Dialect::Pair => "pair",
-        }
-    }
-}
+use super::formats::{Claim, Format, rows};
+pub use super::formats::{Dialect, parse_lines};
+use super::grammar::{escape, is_blank};
+use super::input::Input;
+use super::lines::lines;
 
 /// Decides the format of a whole input (FORMATS.md §8.1): a HAR document
 /// (one JSON value with a `log` object; §4), a raw SSE capture (first
@@ -105,16 +17,15 @@ impl Dialect {
 /// the first line claimed by a row of table 8.2 in row order, else
 /// [`Format::Unknown`].
 pub fn detect(text: &str) -> Format {
-    let body = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-    if body.starts_with('{') && looks_like_har(body) {
-        return Format::Har;
+    if let Some(f) = claimed(text, Claim::text) {
+        return f;
     }
     let mut non_blank = lines(text).filter(|l| !is_blank(l.text));
     let Some(first) = non_blank.next() else {
         return Format::Unknown;
     };
-    if is_sse_start(first.text) {
-        return Format::Sse;
+    if let Some(f) = claimed(first.text, Claim::first_line) {
+        return f;
     }
     std::iter::once(first)
         .chain(non_blank)
@@ -125,57 +36,18 @@ pub fn detect(text: &str) -> Format {
 /// The first row of table 8.2 (FORMATS.md §8.2 "recognised by") that claims
 /// one line, tried in row order; `None` when no row does.
 pub fn claim(line: &str) -> Option<Dialect> {
-    if tagged::claims(line) {
-        Some(Dialect::Tagged)
-    } else if claude::claims(line) {
-        Some(Dialect::Claude)
-    } else if vscode::claims(line) {
-        Some(Dialect::VsCode)
-    } else if vscode::claims_bracketed(line) {
-        Some(Dialect::Bracketed)
-    } else if lsp::claims(line) {
-        Some(Dialect::Lsp)
-    } else if twoline::claims(line) {
-        Some(Dialect::TwoLine)
-    } else if supergateway::claims(line) {
-        Some(Dialect::Supergateway)
-    } else if inspect::claims(line) {
-        Some(Dialect::Inspect)
-    } else if arrow::claims(line) {
-        Some(Dialect::Arrow)
-    } else if envelope::claims(line) {
-        Some(Dialect::Envelope)
-    } else if bare::claims(line) {
-        Some(Dialect::Bare)
-    } else {
-        None
+    match claimed(line, Claim::line) {
+        Some(Format::Lines(d)) => Some(d),
+        _ => None,
     }
 }
 
-/// Parses a line log in a known dialect (FORMATS.md §8.2). A lone
-/// [`Dialect::Pair`] half takes its direction from its file name
-/// (§8.3.8: "a half whose partner is absent is read alone").
-pub fn parse_lines(input: Input<'_>, dialect: Dialect) -> Parsed {
-    match dialect {
-        Dialect::Tagged => tagged::parse(input),
-        Dialect::Claude => claude::parse(input),
-        Dialect::VsCode => vscode::parse(input),
-        Dialect::Bracketed => vscode::parse_bracketed(input),
-        Dialect::Lsp => lsp::parse(input),
-        Dialect::TwoLine => twoline::parse(input),
-        Dialect::Supergateway => supergateway::parse(input),
-        Dialect::Inspect => inspect::parse(input),
-        Dialect::Arrow => arrow::parse(input),
-        Dialect::Envelope => envelope::parse(input),
-        Dialect::Bare => bare::parse(input),
-        Dialect::Pair => {
-            let (stem, dir) = pair::pair_name(input.name).unwrap_or((input.name, Direction::C2s));
-            match dir {
-                Direction::C2s => pair::parse(Some(input), None, stem),
-                Direction::S2c => pair::parse(None, Some(input), stem),
-            }
-        }
-    }
+/// The format of the first row, in table order, whose claim of one kind
+/// (`kind` picks it out) holds for `s`.
+fn claimed(s: &str, kind: fn(Claim) -> Option<fn(&str) -> bool>) -> Option<Format> {
+    rows()
+        .find(|row| kind(row.claim).is_some_and(|claims| claims(s)))
+        .map(|row| row.format)
 }
 
 /// The one-line message for an input no dialect recognises (FORMATS.md
@@ -198,420 +70,9 @@ pub fn unknown_message(input: Input<'_>) -> String {
     }
 }
 
-/// HAR (FORMATS.md §4): the top-level object's first member is `log` holding
-/// an object; or a document whose first line is not a whole JSON value (a
-/// pretty-printed one) naming `"log"` and `"entries"` near its top.
-fn looks_like_har(body: &str) -> bool {
-    let after = body.get(1..).unwrap_or("").trim_start();
-    if let Some(rest) = after.strip_prefix("\"log\"")
-        && let Some(r) = rest.trim_start().strip_prefix(':')
-    {
-        return r.trim_start().starts_with('{');
-    }
-    let first_line = body.split('\n').next().unwrap_or("").trim_end();
-    if serde_json::from_str::<IgnoredAny>(first_line).is_ok() {
-        return false;
-    }
-    let head = prefix_chars(body, 64 * 1024);
-    head.contains("\"log\"") && head.contains("\"entries\"")
-}
-
-/// A raw SSE capture opens with an SSE field, a comment or an HTTP status
-/// line (FORMATS.md §8.1, §5).
-fn is_sse_start(line: &str) -> bool {
-    line.starts_with(':')
-        || ["data:", "event:", "id:", "retry:"]
-            .iter()
-            .any(|f| line.starts_with(f))
-        || line
-            .strip_prefix("HTTP/")
-            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-}
-
-/// The longest prefix of `s` of at most `max` bytes that ends on a char
-/// boundary.
-fn prefix_chars(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
-}
-
-/// `s` with `\`, `"`, control, line-separator and bidi characters escaped,
-/// cut after `max` characters (with `…`).
-pub(crate) fn escape(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i >= max {
-            out.push('…');
-            break;
-        }
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control()
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
-            {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Blank lines are skipped everywhere (FORMATS.md §8.1 "Lines").
-pub(crate) fn is_blank(s: &str) -> bool {
-    s.trim().is_empty()
-}
-
-// ---------------------------------------------------------------------------
-// Grammar shared by the dialects (FORMATS.md §8.1 "Timestamps").
-
-fn digits<'a>(n: usize) -> impl FnMut(&'a str) -> IResult<&'a str, &'a str> {
-    take_while_m_n(n, n, |c: char| c.is_ascii_digit())
-}
-
-fn date(s: &str) -> IResult<&str, &str> {
-    recognize((digits(4), char('-'), digits(2), char('-'), digits(2))).parse(s)
-}
-
-fn clock(s: &str) -> IResult<&str, &str> {
-    recognize((
-        digits(2),
-        char(':'),
-        digits(2),
-        char(':'),
-        digits(2),
-        opt((char('.'), digit1)),
-    ))
-    .parse(s)
-}
-
-fn zone(s: &str) -> IResult<&str, &str> {
-    alt((
-        tag("Z"),
-        tag("z"),
-        recognize((one_of("+-"), digits(2), opt(char(':')), digits(2))),
-    ))
-    .parse(s)
-}
-
-/// An ISO 8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f][ZONE]` (Claude, tagged,
-/// arrows; FORMATS.md §8.1). The zone is optional here: without one
-/// [`parse_iso`] reads it as UTC.
-pub(crate) fn iso_ts(s: &str) -> IResult<&str, &str> {
-    recognize((date, one_of("Tt"), clock, opt(zone))).parse(s)
-}
-
-/// A local wall-clock timestamp `YYYY-MM-DD HH:MM:SS[.mmm]` (VS Code,
-/// Cursor; FORMATS.md §8.1: zone unknown, read as if UTC).
-pub(crate) fn local_ts(s: &str) -> IResult<&str, &str> {
-    recognize((date, char(' '), clock)).parse(s)
-}
-
-/// An ISO timestamp followed by spaces or tabs (an optional line prefix).
-pub(crate) fn iso_ts_then_space(s: &str) -> IResult<&str, &str> {
-    let (rest, ts) = iso_ts(s)?;
-    let (rest, _) = nom::character::complete::space1(rest)?;
-    Ok((rest, ts))
-}
-
-/// `[WORD]`: a bracketed, non-empty text without `]`.
-pub(crate) fn bracket(s: &str) -> IResult<&str, &str> {
-    delimited(char('['), take_till1(|c| c == ']'), char(']')).parse(s)
-}
-
-/// A log level word (FORMATS.md §8.3.1: `info`, `warn`, `warning`, `error`,
-/// `debug`, `trace`, `verbose`, any case).
-pub(crate) fn is_level(word: &str) -> bool {
-    [
-        "info", "warn", "warning", "error", "debug", "trace", "verbose",
-    ]
-    .iter()
-    .any(|l| word.eq_ignore_ascii_case(l))
-}
-
-/// A host's report that it could not parse a line of server stdout
-/// (FORMATS.md §8.1 `non_json_line` (b)).
-pub(crate) fn is_json_parse_error(text: &str) -> bool {
-    [
-        "is not valid JSON",
-        "Unexpected token",
-        "Unexpected end of JSON input",
-        "Unexpected non-whitespace character after JSON",
-    ]
-    .iter()
-    .any(|m| text.contains(m))
-}
-
-/// Host text after a value or an error (FORMATS.md §8.1 "Payload"): the
-/// Claude 2025-09 suffix ` { metadata: undefined }`, or the ` {` that opens a
-/// multi-line metadata block (§8.3.1).
-pub(crate) fn trim_host_suffix(text: &str) -> &str {
-    let t = text.trim_end();
-    let t = t
-        .strip_suffix("{ metadata: undefined }")
-        .unwrap_or(t)
-        .trim_end();
-    t.strip_suffix(" {").unwrap_or(t).trim_end()
-}
-
-// ---------------------------------------------------------------------------
-// Building records.
-
-/// Everything about a frame but its payload: session key, split rule,
-/// direction, time and 1-based line.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct At<'k> {
-    /// Session key.
-    pub(crate) key: &'k str,
-    /// How the key splits into sessions.
-    pub(crate) split: Split,
-    /// Direction (`None` only for unreadable NDJSON lines).
-    pub(crate) direction: Option<Direction>,
-    /// Time, µs.
-    pub(crate) ts: Option<Micros>,
-    /// 1-based line number.
-    pub(crate) line: u64,
-}
-
-impl<'k> At<'k> {
-    /// A frame of session key `key` that a new process start splits
-    /// ([`Split::ByStart`], FORMATS.md §8.1), at 1-based line `line`.
-    pub(crate) fn by_start(
-        key: &'k str,
-        direction: Option<Direction>,
-        ts: Option<Micros>,
-        line: u64,
-    ) -> At<'k> {
-        At {
-            key,
-            split: Split::ByStart,
-            direction,
-            ts,
-            line,
-        }
-    }
-}
-
-/// Collects the records of one input (FORMATS.md §8.1 "Traffic",
-/// "Payload", "`non_json_line`").
-pub(crate) struct Sink<'a> {
-    input: Input<'a>,
-    parsed: Parsed,
-    /// Prefix of every error message (a pair half names its file).
-    error_prefix: String,
-    /// Lines whose timestamp could not be read (the first is reported).
-    bad_ts: u64,
-    /// The last session key given out: consecutive frames of one session
-    /// share it (no allocation per frame).
-    last_key: Option<Arc<str>>,
-}
-
-impl<'a> Sink<'a> {
-    /// A sink for one input of `dialect`.
-    pub(crate) fn new(input: Input<'a>, dialect: Dialect) -> Self {
-        Sink {
-            input,
-            parsed: Parsed {
-                format: "stdio",
-                dialect: dialect.name(),
-                ..Default::default()
-            },
-            error_prefix: String::new(),
-            bad_ts: 0,
-            last_key: None,
-        }
-    }
-
-    /// Errors will start with `prefix` (e.g. the file's name).
-    pub(crate) fn with_error_prefix(mut self, prefix: String) -> Self {
-        self.error_prefix = prefix;
-        self
-    }
-
-    /// Byte offset of `part` (a slice of the input text) in the input.
-    fn offset_of(&self, part: &str) -> u64 {
-        let base = self.input.text.as_ptr() as usize;
-        (part.as_ptr() as usize)
-            .checked_sub(base)
-            .filter(|o| *o <= self.input.text.len())
-            .unwrap_or(0) as u64
-    }
-
-    fn prov(&self, line: u64, part: &str) -> Provenance {
-        Provenance {
-            file: self.input.file,
-            location: Location::line(line),
-            offset: self.offset_of(part),
-            len: u32::try_from(part.len()).unwrap_or(u32::MAX),
-        }
-    }
-
-    /// A frame whose payload text is `part` (a slice of the input).
-    pub(crate) fn frame(&mut self, at: At<'_>, part: &str, payload: Payload) {
-        self.frame_timed(at, part, payload, None);
-    }
-
-    /// A frame with the latency the log states for it (µs; FORMATS.md §8.1
-    /// "Stated durations win").
-    pub(crate) fn frame_timed(
-        &mut self,
-        at: At<'_>,
-        part: &str,
-        payload: Payload,
-        stated_latency: Option<Micros>,
-    ) {
-        let prov = self.prov(at.line, part);
-        let key = match &self.last_key {
-            Some(k) if **k == *at.key => k.clone(),
-            _ => {
-                let k: Arc<str> = at.key.into();
-                self.last_key = Some(k.clone());
-                k
-            }
-        };
-        self.parsed.records.push(Record::Frame(Frame {
-            key,
-            split: at.split,
-            direction: at.direction,
-            ts: at.ts,
-            stated_latency,
-            event_id: None,
-            prov,
-            payload,
-            http: None,
-        }));
-    }
-
-    /// A recorder payload (tagged, arrows, NDJSON): exactly one JSON object
-    /// or array, else `non_json_line` (FORMATS.md §8.1 "Payload").
-    pub(crate) fn exact(&mut self, at: At<'_>, text: &str) {
-        let part = text.trim_matches([' ', '\t', '\r', '\n']);
-        let payload = parse_payload(part).unwrap_or(Payload::NonJson);
-        self.frame(at, part, payload);
-    }
-
-    /// A host payload (Claude, VS Code, Cursor): the first JSON value after
-    /// the marker; the rest of the line is dropped (FORMATS.md §8.1
-    /// "Payload").
-    pub(crate) fn host(&mut self, at: At<'_>, text: &str) {
-        let start = text.trim_start_matches([' ', '\t']);
-        match first_value_len(start).and_then(|n| start.get(..n)) {
-            Some(value) => {
-                let payload = parse_payload(value).unwrap_or(Payload::NonJson);
-                self.frame(at, value, payload);
-            }
-            None => self.frame(at, trim_host_suffix(start), Payload::NonJson),
-        }
-    }
-
-    /// A `non_json_line` whose evidence is `part`.
-    pub(crate) fn non_json(&mut self, at: At<'_>, part: &str) {
-        self.frame(at, part, Payload::NonJson);
-    }
-
-    /// A process-start line (FORMATS.md §8.1 "Sessions"): a marker record;
-    /// the line also counts as a non-traffic line.
-    pub(crate) fn process_start(&mut self, key: &str, line: &Line<'_>) {
-        let prov = self.prov(line.number, line.text);
-        self.parsed.records.push(Record::ProcessStart {
-            key: key.into(),
-            prov,
-        });
-        self.other();
-    }
-
-    /// A line that is not traffic (stderr, lifecycle, banners).
-    pub(crate) fn other(&mut self) {
-        self.parsed.other_lines += 1;
-    }
-
-    /// A recoverable problem worth telling the user.
-    pub(crate) fn error(&mut self, line: u64, msg: &str) {
-        let e = format!("{}line {line}: {msg}", self.error_prefix);
-        self.parsed.errors.push(e);
-    }
-
-    /// Reads a timestamp matched by the grammar; a date chrono rejects
-    /// (`2025-13-45`) leaves the line without a time and is reported (the
-    /// first such line by number, the rest as a count).
-    pub(crate) fn ts(&mut self, line: u64, text: &str) -> Option<Micros> {
-        let v = parse_iso(text);
-        if v.is_none() {
-            self.bad_ts += 1;
-            if self.bad_ts == 1 {
-                self.error(
-                    line,
-                    &format!(
-                        "timestamp \"{}\" is not a valid time; the line has none",
-                        escape(text, 40)
-                    ),
-                );
-            }
-        }
-        v
-    }
-
-    /// Sets the dialect name (Cursor files read by the VS Code parser).
-    pub(crate) fn set_dialect(&mut self, name: &'static str) {
-        self.parsed.dialect = name;
-    }
-
-    /// The collected result.
-    pub(crate) fn finish(mut self) -> Parsed {
-        if self.bad_ts > 1 {
-            let e = format!(
-                "{}{} more lines with unreadable timestamps",
-                self.error_prefix,
-                self.bad_ts - 1
-            );
-            self.parsed.errors.push(e);
-        }
-        self.parsed
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn grammar() {
-        assert_eq!(
-            iso_ts("2025-01-01T12:00:00.000Z [x]").map(|r| r.1),
-            Ok("2025-01-01T12:00:00.000Z")
-        );
-        assert_eq!(
-            iso_ts("2025-01-01T14:00:00+02:00 x").map(|r| r.1),
-            Ok("2025-01-01T14:00:00+02:00")
-        );
-        assert_eq!(
-            iso_ts("2025-01-01T12:00:00.5 x").map(|r| r.1),
-            Ok("2025-01-01T12:00:00.5")
-        );
-        assert!(iso_ts("2025-01-01 12:00:00.000").is_err());
-        assert_eq!(
-            local_ts("2025-01-01 12:00:00.000 [info]").map(|r| r.1),
-            Ok("2025-01-01 12:00:00.000")
-        );
-        assert_eq!(bracket("[my server] x"), Ok((" x", "my server")));
-        assert!(bracket("[] x").is_err());
-        assert!(is_level("WARNING") && !is_level("STDIN"));
-        assert_eq!(
-            trim_host_suffix("x is not valid JSON {"),
-            "x is not valid JSON"
-        );
-        assert_eq!(trim_host_suffix("abc { metadata: undefined }"), "abc");
-    }
 
     #[test]
     fn detects_har_sse_and_rows_in_order() {
@@ -762,8 +223,9 @@ mod samples {
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
 
+    use super::super::pair;
     use super::*;
-    use crate::record::{Id, Kind, Member, ValidId};
+    use crate::record::{Direction, Id, Kind, Member, Parsed, Payload, Record, ValidId};
 
     #[derive(Debug, Default, PartialEq, Eq, Clone, Copy)]
     struct Dir {

@@ -17,12 +17,16 @@ use std::fmt;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, escape, is_blank};
-use super::lines::lines;
+use super::grammar::escape;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::{MessageMembers, parse_payload, str_value};
 use crate::record::scan;
-use crate::record::{Direction, Parsed, Payload, Split};
+use crate::record::{Direction, Micros, Parsed, Payload, Split};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "envelope";
 
 /// The envelope members of one line, borrowed as raw JSON text (first
 /// present name of each group wins: `msg` over `message` over `payload`,
@@ -171,41 +175,38 @@ pub fn direction(raw: &str) -> Option<Direction> {
 
 /// Parses an NDJSON envelope file (FORMATS.md §8.2 row 11, §8.3.7).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Envelope);
-    let file = input.name;
-    let mut number_ts_reported = false;
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
-        let n = line.number;
+    read_lines(LineSink::new(input, NAME), Envelopes::default())
+}
+
+/// Reads each line alone.
+#[derive(Default)]
+struct Envelopes {
+    /// A time member that is not a string was reported (once per file).
+    number_ts_reported: bool,
+}
+
+impl LineReader for Envelopes {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
+        let (file, n) = (sink.input().name, line.number);
         let whole = line.text.trim();
         let env = read(whole).filter(|e| e.msg.is_some() && e.dir.is_some());
         let (Some(env), Some(msg), Some(dir_raw)) =
             (env, env.and_then(|e| e.msg), env.and_then(|e| e.dir))
         else {
-            sink.non_json(At::by_start(file, None, None, n), whole);
-            continue;
+            return sink.non_json(At::by_start(file, None, None, n), whole);
         };
         let session = env.session.and_then(str_value).filter(|s| !s.is_empty());
         let (key, split) = match &session {
             Some(s) => (s.as_ref(), Split::Never),
             None => (file, Split::ByStart),
         };
-        let ts = match env.ts {
-            Some(t) if t.starts_with('"') => match str_value(t) {
-                Some(s) => sink.ts(n, &s),
-                None => None,
-            },
-            Some(t) if t != "null" && !number_ts_reported => {
-                number_ts_reported = true;
-                sink.error(
-                    n,
-                    "the time member is not a string and is not read (FORMATS.md §8.2 row 11); latencies stay empty",
-                );
-                None
-            }
-            _ => None,
+        let ts = self.time(sink, env.ts, n);
+        let mut at = At {
+            key,
+            split,
+            direction: None,
+            ts,
+            line: n,
         };
         let Some(dir) = direction(dir_raw) else {
             sink.error(
@@ -215,38 +216,39 @@ pub fn parse(input: Input<'_>) -> Parsed {
                     escape(dir_raw, 40)
                 ),
             );
-            sink.non_json(
-                At {
-                    key,
-                    split,
-                    direction: None,
-                    ts,
-                    line: n,
-                },
-                whole,
-            );
-            continue;
+            return sink.non_json(at, whole);
         };
-        let text = msg;
+        at.direction = Some(dir);
         let payload = match env.members {
             // Read with the envelope: the same members `parse_payload`
             // would find, without a second pass over the message.
             Some(m) => Payload::Single(m.into_message()),
-            None => parse_payload(text).unwrap_or(Payload::NonJson),
+            None => parse_payload(msg).unwrap_or(Payload::NonJson),
         };
-        sink.frame(
-            At {
-                key,
-                split,
-                direction: Some(dir),
-                ts,
-                line: n,
-            },
-            text,
-            payload,
-        );
+        sink.frame(at, msg, payload);
     }
-    sink.finish()
+}
+
+impl Envelopes {
+    /// The time of line `n` from its time member: an ISO string is read; any
+    /// other value but `null` is reported (the first in the file) and unread.
+    fn time(&mut self, sink: &mut LineSink<'_>, ts: Option<&str>, n: u64) -> Option<Micros> {
+        match ts {
+            Some(t) if t.starts_with('"') => match str_value(t) {
+                Some(s) => sink.ts(n, &s),
+                None => None,
+            },
+            Some(t) if t != "null" && !self.number_ts_reported => {
+                self.number_ts_reported = true;
+                sink.error(
+                    n,
+                    "the time member is not a string and is not read (FORMATS.md §8.2 row 11); latencies stay empty",
+                );
+                None
+            }
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,24 +14,41 @@ pub struct Line<'a> {
     pub text: &'a str,
 }
 
-/// Iterates the lines of `text` (a final line without LF included; an empty
-/// text has no lines).
-pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
-    let bytes = text.as_bytes();
-    let mut pos = 0usize;
-    let mut number = 0u64;
-    std::iter::from_fn(move || {
-        if pos >= bytes.len() {
+/// The lines of a text, in order (see [`lines`]). A clone reads ahead
+/// without moving the original: a dialect whose records span lines looks at
+/// the next line with [`Lines::peek`] and takes it with `next`.
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    text: &'a str,
+    /// Byte offset of the next line.
+    pos: usize,
+    /// Number of the line last given out.
+    number: u64,
+}
+
+impl<'a> Lines<'a> {
+    /// The next line, without taking it.
+    pub fn peek(&self) -> Option<Line<'a>> {
+        self.clone().next()
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let (text, bytes) = (self.text, self.text.as_bytes());
+        if self.pos >= bytes.len() {
             return None;
         }
-        let start = pos;
+        let start = self.pos;
         let end = match memchr::memchr(b'\n', &bytes[start..]) {
             Some(i) => {
-                pos = start + i + 1;
+                self.pos = start + i + 1;
                 start + i
             }
             None => {
-                pos = bytes.len();
+                self.pos = bytes.len();
                 bytes.len()
             }
         };
@@ -39,13 +56,23 @@ pub fn lines(text: &str) -> impl Iterator<Item = Line<'_>> {
         if stop > start && bytes[stop - 1] == b'\r' {
             stop -= 1;
         }
-        number += 1;
+        self.number += 1;
         Some(Line {
-            number,
+            number: self.number,
             offset: start as u64,
             text: &text[start..stop],
         })
-    })
+    }
+}
+
+/// Iterates the lines of `text` (a final line without LF included; an empty
+/// text has no lines).
+pub fn lines(text: &str) -> Lines<'_> {
+    Lines {
+        text,
+        pos: 0,
+        number: 0,
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +88,10 @@ mod tests {
         assert_eq!(lines("").count(), 0);
         // U+2028 inside a line is not a line end.
         assert_eq!(lines("x\u{2028}y\n").count(), 1);
+        // A peek takes nothing.
+        let mut it = lines("a\nb");
+        assert_eq!(it.peek().map(|l| l.text), Some("a"));
+        assert_eq!(it.next().map(|l| l.text), Some("a"));
+        assert_eq!(it.peek().map(|l| (l.number, l.text)), Some((2, "b")));
     }
 }

@@ -19,10 +19,13 @@ use nom::combinator::opt;
 use nom::sequence::preceded;
 use nom::{IResult, Parser};
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::lines::lines;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Id, Kind, Message, Micros, Parsed, Payload};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "lsp";
 
 const DAY: Micros = 86_400_000_000;
 
@@ -123,6 +126,25 @@ pub struct Traffic {
 /// Reads the text after `[Trace - TIME] ` by the table of FORMATS.md §8.3.4;
 /// `None` for a line that is not traffic.
 pub fn traffic(text: &str) -> Option<Traffic> {
+    if let Some(t) = quoted(text) {
+        return t;
+    }
+    if let Some(rest) = text.strip_prefix("Sending request: ") {
+        return tsserver_request(rest);
+    }
+    if let Some(rest) = text.strip_prefix("Response received: ") {
+        return tsserver_response(rest);
+    }
+    if let Some(rest) = text.strip_prefix("Event received: ") {
+        return tsserver_event(rest);
+    }
+    None
+}
+
+/// A vscode-languageclient line (`Sending request 'METHOD - (ID)'.` and
+/// the like): `None` when no such prefix opens `text`, else what the line
+/// holds (`None` inside: the prefix but not the rest of the shape).
+fn quoted(text: &str) -> Option<Option<Traffic>> {
     use Direction::{C2s, S2c};
     use Kind::{Notification, Request, Response};
     let quoted: [(&str, Direction, Kind); 6] = [
@@ -133,90 +155,98 @@ pub fn traffic(text: &str) -> Option<Traffic> {
         ("Sending notification '", C2s, Notification),
         ("Received notification '", S2c, Notification),
     ];
-    for (prefix, direction, kind) in quoted {
-        let Some(rest) = text.strip_prefix(prefix) else {
-            continue;
-        };
-        if kind == Notification {
-            let end = rest.find("'.").or_else(|| rest.rfind('\''))?;
-            let method = rest.get(..end)?;
-            return Some(Traffic {
-                direction,
-                message: rebuilt(kind, Id::Absent, Some(method), false, None),
-                latency: None,
-            });
-        }
-        let (method, after) = rest.split_once(" - (")?;
-        let (id, tail) = after.split_once(")'")?;
-        let id = id_of(id);
-        if kind == Request {
-            return Some(Traffic {
-                direction,
-                message: rebuilt(kind, id, Some(method), false, None),
-                latency: None,
-            });
-        }
-        let latency = if direction == S2c {
-            duration_after(tail, " in ")
-        } else {
-            duration_after(tail, "took ")
-        };
-        let failed = tail.to_ascii_lowercase().contains("request failed");
-        let code = if failed { failure_code(tail) } else { None };
+    quoted.into_iter().find_map(|(prefix, direction, kind)| {
+        let rest = text.strip_prefix(prefix)?;
+        Some(quoted_traffic(rest, direction, kind))
+    })
+}
+
+/// The rest of a vscode-languageclient line after its quote.
+fn quoted_traffic(rest: &str, direction: Direction, kind: Kind) -> Option<Traffic> {
+    if kind == Kind::Notification {
+        let end = rest.find("'.").or_else(|| rest.rfind('\''))?;
+        let method = rest.get(..end)?;
         return Some(Traffic {
             direction,
-            message: rebuilt(kind, id, Some(method), failed, code),
-            latency,
-        });
-    }
-    if let Some(rest) = text.strip_prefix("Sending request: ") {
-        let (command, seq, tail) = command_seq(rest)?;
-        let expected = tail
-            .split_once("Response expected: ")
-            .map(|(_, r)| r.trim_start());
-        let kind = if expected.is_some_and(|r| r.starts_with("yes")) {
-            Request
-        } else {
-            Notification
-        };
-        let id = if kind == Request {
-            id_of(seq)
-        } else {
-            Id::Absent
-        };
-        return Some(Traffic {
-            direction: C2s,
-            message: rebuilt(kind, id, Some(command), false, None),
+            message: rebuilt(kind, Id::Absent, Some(method), false, None),
             latency: None,
         });
     }
-    if let Some(rest) = text.strip_prefix("Response received: ") {
-        let (_command, seq, tail) = command_seq(rest)?;
-        let failed = tail
-            .split_once("Success: ")
-            .is_some_and(|(_, r)| r.trim_start().starts_with("false"));
-        let latency = duration_after(tail, "Request took ");
+    let (method, after) = rest.split_once(" - (")?;
+    let (id, tail) = after.split_once(")'")?;
+    let id = id_of(id);
+    if kind == Kind::Request {
         return Some(Traffic {
-            direction: S2c,
-            message: rebuilt(Response, id_of(seq), None, failed, None),
-            latency,
-        });
-    }
-    if let Some(rest) = text.strip_prefix("Event received: ") {
-        let name = rest
-            .split_once(" (")
-            .map_or(rest.trim_end_matches('.'), |(n, _)| n)
-            .trim();
-        if name.is_empty() {
-            return None;
-        }
-        return Some(Traffic {
-            direction: S2c,
-            message: rebuilt(Notification, Id::Absent, Some(name), false, None),
+            direction,
+            message: rebuilt(kind, id, Some(method), false, None),
             latency: None,
         });
     }
-    None
+    let latency = if direction == Direction::S2c {
+        duration_after(tail, " in ")
+    } else {
+        duration_after(tail, "took ")
+    };
+    let failed = tail.to_ascii_lowercase().contains("request failed");
+    let code = if failed { failure_code(tail) } else { None };
+    Some(Traffic {
+        direction,
+        message: rebuilt(kind, id, Some(method), failed, code),
+        latency,
+    })
+}
+
+/// tsserver `Sending request: COMMAND (SEQ). Response expected: yes.`
+fn tsserver_request(rest: &str) -> Option<Traffic> {
+    let (command, seq, tail) = command_seq(rest)?;
+    let expected = tail
+        .split_once("Response expected: ")
+        .map(|(_, r)| r.trim_start());
+    let kind = if expected.is_some_and(|r| r.starts_with("yes")) {
+        Kind::Request
+    } else {
+        Kind::Notification
+    };
+    let id = if kind == Kind::Request {
+        id_of(seq)
+    } else {
+        Id::Absent
+    };
+    Some(Traffic {
+        direction: Direction::C2s,
+        message: rebuilt(kind, id, Some(command), false, None),
+        latency: None,
+    })
+}
+
+/// tsserver `Response received: COMMAND (SEQ). Request took N ms. Success: B`.
+fn tsserver_response(rest: &str) -> Option<Traffic> {
+    let (_command, seq, tail) = command_seq(rest)?;
+    let failed = tail
+        .split_once("Success: ")
+        .is_some_and(|(_, r)| r.trim_start().starts_with("false"));
+    let latency = duration_after(tail, "Request took ");
+    Some(Traffic {
+        direction: Direction::S2c,
+        message: rebuilt(Kind::Response, id_of(seq), None, failed, None),
+        latency,
+    })
+}
+
+/// tsserver `Event received: NAME (SEQ).`
+fn tsserver_event(rest: &str) -> Option<Traffic> {
+    let name = rest
+        .split_once(" (")
+        .map_or(rest.trim_end_matches('.'), |(n, _)| n)
+        .trim();
+    if name.is_empty() {
+        return None;
+    }
+    Some(Traffic {
+        direction: Direction::S2c,
+        message: rebuilt(Kind::Notification, Id::Absent, Some(name), false, None),
+        latency: None,
+    })
 }
 
 /// `COMMAND (SEQ)` and what follows.
@@ -294,28 +324,34 @@ pub fn rebuilt(
 
 /// Parses an LSP client trace (FORMATS.md §8.2 row 6, §8.3.4).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Lsp);
-    let (mut day, mut last): (Micros, Option<Micros>) = (0, None);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Lsp::default())
+}
+
+/// Reads each line alone, keeping the day count of the time of day.
+#[derive(Default)]
+struct Lsp {
+    /// Days the clock went back past midnight, µs.
+    day: Micros,
+    /// The last frame's time.
+    last: Option<Micros>,
+}
+
+impl LineReader for Lsp {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         let Some((tod, text)) = split(line.text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
         let Some(t) = traffic(text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
-        let mut ts = tod + day;
+        let mut ts = tod + self.day;
         // The clock went back by more than half a day: past midnight.
-        if last.is_some_and(|l| ts < l - DAY / 2) {
-            day += DAY;
+        if self.last.is_some_and(|l| ts < l - DAY / 2) {
+            self.day += DAY;
             ts += DAY;
         }
-        last = Some(ts);
-        let at = At::by_start(input.name, Some(t.direction), Some(ts), line.number);
+        self.last = Some(ts);
+        let at = At::by_start(sink.input().name, Some(t.direction), Some(ts), line.number);
         let latency = if t.message.kind == Kind::Response {
             t.latency
         } else {
@@ -328,7 +364,6 @@ pub fn parse(input: Input<'_>) -> Parsed {
             latency,
         );
     }
-    sink.finish()
 }
 
 #[cfg(test)]

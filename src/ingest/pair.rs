@@ -11,10 +11,13 @@
 
 use std::collections::HashMap;
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::lines::lines;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Kind, Member, Message, Parsed, Payload, Record, Split, ValidId};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "pair";
 
 /// File-name suffix of the client-to-server half.
 pub const C2S_SUFFIX: &str = ".client-to-server.jsonl";
@@ -51,24 +54,29 @@ struct Item {
     responses: Vec<ValidId>,
 }
 
+/// Every line of a half: traffic in its direction, of session `key`.
+struct Half<'n> {
+    key: &'n str,
+    dir: Direction,
+}
+
+impl LineReader for Half<'_> {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
+        let at = At {
+            key: self.key,
+            split: Split::Never,
+            direction: Some(self.dir),
+            ts: None,
+            line: line.number,
+        };
+        sink.exact(at, line.text);
+    }
+}
+
 /// Reads one half: every non-blank line in direction `dir`.
 fn read_half(input: Input<'_>, dir: Direction, name: &str, errors: &mut Vec<String>) -> Vec<Item> {
-    let mut sink = Sink::new(input, Dialect::Pair).with_error_prefix(format!("{} ", input.name));
-    for line in lines(input.text) {
-        if !is_blank(line.text) {
-            sink.exact(
-                At {
-                    key: name,
-                    split: Split::Never,
-                    direction: Some(dir),
-                    ts: None,
-                    line: line.number,
-                },
-                line.text,
-            );
-        }
-    }
-    let parsed = sink.finish();
+    let sink = LineSink::new(input, NAME).with_error_prefix(format!("{} ", input.name));
+    let parsed = read_lines(sink, Half { key: name, dir });
     errors.extend(parsed.errors);
     parsed
         .records
@@ -138,7 +146,7 @@ fn take(item: &Item, dir: Direction, to_come: &mut Tally, pending: &mut Tally) {
 pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Parsed {
     let mut out = Parsed {
         format: "stdio",
-        dialect: Dialect::Pair.name(),
+        dialect: NAME,
         ..Default::default()
     };
     let c = c2s
@@ -179,6 +187,17 @@ pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Pars
         out.records.push(item.record);
     }
     out
+}
+
+/// Reads one half alone (FORMATS.md §8.3.8: "a half whose partner is
+/// absent is read alone"), its direction from its file name (client→server
+/// when the name is no pair name).
+pub fn parse_alone(input: Input<'_>) -> Parsed {
+    let (stem, dir) = pair_name(input.name).unwrap_or((input.name, Direction::C2s));
+    match dir {
+        Direction::C2s => parse(Some(input), None, stem),
+        Direction::S2c => parse(None, Some(input), stem),
+    }
 }
 
 #[cfg(test)]
@@ -305,7 +324,7 @@ mod tests {
             name: "d/y.server-to-client.jsonl",
             text: REQ2,
         };
-        let p = super::super::detect::parse_lines(input, Dialect::Pair);
+        let p = super::super::formats::parse_lines(input, super::super::formats::Dialect::Pair);
         let Record::Frame(f) = &p.records[0] else {
             panic!()
         };

@@ -11,11 +11,23 @@
 //! dispatches; an event whose data buffer is empty is not dispatched; an
 //! unterminated last event is discarded at EOF.
 
-use super::Input;
+use super::input::Input;
 use crate::record::jsonrpc::parse_payload;
 use crate::record::{
     Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split, SseEventId,
 };
+
+/// A raw SSE capture opens with an SSE field, a comment or an HTTP status
+/// line (FORMATS.md §8.1, §5): the first non-blank line claims the input.
+pub fn claims_start(line: &str) -> bool {
+    line.starts_with(':')
+        || ["data:", "event:", "id:", "retry:"]
+            .iter()
+            .any(|f| line.starts_with(f))
+        || line
+            .strip_prefix("HTTP/")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+}
 
 /// One dispatched event (FORMATS.md §5 step 6).
 ///

@@ -4,7 +4,7 @@
 //! Client→server when DST is `Child` (`SSE → Child`, `StreamableHttp →
 //! Child`, `WebSocket → Child`) or SRC is `Stdio` (`Stdio → SSE`);
 //! server→client when SRC is `Child` or DST is `Stdio`. BODY is read as JSON
-//! first, else as util.inspect text (see [`super::inspect`]); a BODY that
+//! first, else as util.inspect text (see [`super::objdump`]); a BODY that
 //! opens `{` or `[` continues over the following lines until its brackets
 //! balance. `Child non-JSON (session SID): LINE` is a server→client
 //! `non_json_line`; every other `[supergateway]` line (`Child stderr …`,
@@ -18,11 +18,15 @@ use nom::combinator::opt;
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::inspect::{continue_body, emit_body};
-use super::lines::{Line, lines};
+use super::grammar::continue_body;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::objdump::emit_body;
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "supergateway";
 
 const PREFIX: &str = "[supergateway] ";
 
@@ -104,46 +108,40 @@ pub fn claims(line: &str) -> bool {
 
 /// Parses a supergateway log (FORMATS.md §8.2 row 8, §8.3.6).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Supergateway);
-    let all: Vec<Line<'_>> = lines(input.text).collect();
-    let mut i = 0;
-    while let Some(line) = all.get(i) {
-        i += 1;
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Supergateway)
+}
+
+/// Reads a `[supergateway]` line and the lines its BODY continues over.
+struct Supergateway;
+
+impl LineReader for Supergateway {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
         fn at<'k>(key: &'k str, direction: Direction, line: u64) -> At<'k> {
             At::by_start(key, Some(direction), None, line)
         }
+        let file = sink.input().name;
         match split(line.text) {
             Some(SgLine::Traffic {
                 direction,
                 session,
                 body,
             }) => {
-                let (body, next) = continue_body(input.text, &all, i, body, claims);
+                let (body, taken) = continue_body(sink.input().text, rest, body, claims);
                 // Accounting: the body's continuation lines are not traffic
                 // lines of their own (nothing lost: every line is counted once).
-                for l in all.get(i..next).unwrap_or_default() {
-                    if !is_blank(l.text) {
-                        sink.other();
-                    }
+                for _ in 0..taken {
+                    sink.other();
                 }
-                i = next;
-                emit_body(
-                    &mut sink,
-                    at(session.unwrap_or(input.name), direction, line.number),
-                    body,
-                );
+                let at = at(session.unwrap_or(file), direction, line.number);
+                emit_body(sink, at, body);
             }
             Some(SgLine::NonJson { session, text }) => sink.non_json(
-                at(session.unwrap_or(input.name), Direction::S2c, line.number),
+                at(session.unwrap_or(file), Direction::S2c, line.number),
                 text,
             ),
             Some(SgLine::Other) | None => sink.other(),
         }
     }
-    sink.finish()
 }
 
 #[cfg(test)]

@@ -12,10 +12,14 @@ use nom::bytes::complete::tag;
 use nom::combinator::opt;
 use nom::{IResult, Parser};
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank, iso_ts_then_space};
-use super::lines::lines;
+use super::grammar::iso_ts_then_space;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "tagged";
 
 /// The three tags of row 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,12 +57,15 @@ pub fn claims(line: &str) -> bool {
 
 /// Parses a tagged proxy log (FORMATS.md §8.2 row 1, §8.3.3).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Tagged);
-    let key = input.name;
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), Tagged)
+}
+
+/// Reads each line alone; the file is the key.
+struct Tagged;
+
+impl LineReader for Tagged {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
+        let key = sink.input().name;
         let Some((ts, t, rest)) = split(line.text) else {
             // Untagged: not traffic; a proxy's own start line opens a session
             // (FORMATS.md §8.1 "Process-start lines").
@@ -67,20 +74,16 @@ pub fn parse(input: Input<'_>) -> Parsed {
             } else {
                 sink.other();
             }
-            continue;
+            return;
         };
         let dir = match t {
             Tag::Stdin => Direction::C2s,
             Tag::Stdout => Direction::S2c,
-            Tag::Stderr => {
-                sink.other();
-                continue;
-            }
+            Tag::Stderr => return sink.other(),
         };
         let ts = ts.and_then(|s| sink.ts(line.number, s));
         sink.exact(At::by_start(key, Some(dir), ts, line.number), rest);
     }
-    sink.finish()
 }
 
 #[cfg(test)]

@@ -10,12 +10,15 @@
 //! ignored for requests and notifications. No timestamps; the file is the
 //! session key, sessions start at each `initialize`.
 
-use super::Input;
-use super::detect::{At, Dialect, Sink, is_blank};
-use super::inspect::{Balance, span};
-use super::lines::{Line, lines};
+use super::grammar::{Balance, is_blank, span};
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::{Direction, Kind, Member, Micros, Parsed, Payload};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "twoline";
 
 /// Reads a marker line (FORMATS.md table 8.2 row 7 "recognised by"): its
 /// direction and the stated duration in µs. Besides `Nms` (N may be
@@ -79,86 +82,104 @@ fn is_response(p: &Payload) -> bool {
 
 /// Parses a two-line log (FORMATS.md §8.2 row 7, §8.3.5).
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::TwoLine);
-    let all: Vec<Line<'_>> = lines(input.text).collect();
-    let key = input.name;
-    let mut i = 0;
-    while let Some(line) = all.get(i) {
-        i += 1;
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), TwoLine)
+}
+
+/// Reads a marker line and the record after it; the file is the key.
+struct TwoLine;
+
+impl LineReader for TwoLine {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
         let Some((dir, took)) = marker(line.text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
-        while all.get(i).is_some_and(|l| is_blank(l.text)) {
-            i += 1;
+        let mut at = At::by_start(sink.input().name, Some(dir), None, line.number);
+        // The record starts at the next non-blank line, unless that ends it.
+        while rest.peek().is_some_and(|l| is_blank(l.text)) {
+            rest.next();
         }
-        let mut at = At::by_start(key, Some(dir), None, line.number);
-        let Some(first) = all.get(i).filter(|l| !ends_record(l)) else {
+        let Some(first) = rest.peek().filter(|l| !ends_record(l)) else {
             // A marker with no record: an empty payload.
-            sink.non_json(at, line.text);
-            continue;
+            return sink.non_json(at, line.text);
         };
+        rest.next();
         at.line = first.number;
-        let start = i;
-        let opens = first.text.trim_start().starts_with(['{', '[']);
-        let mut bal = Balance::default();
-        let mut failed = false;
-        let mut found: Option<(Payload, &str)> = None;
-        while let Some(l) = all.get(i) {
-            if i > start && ends_record(l) {
-                break;
-            }
-            i += 1;
-            if failed {
-                continue;
-            }
-            let text = span(input.text, first.text, l.text);
-            if !opens {
-                // Not an object or array: a scalar parses on its line or
-                // never; either way the record is not a message.
-                failed = true;
-                if matches!(parse_payload(text), Err(PayloadError::NotContainer(_))) {
-                    break;
-                }
-                continue;
-            }
-            bal.feed(l.text);
-            if bal.balanced() {
-                match parse_payload(text) {
-                    Ok(p) => {
-                        found = Some((p, text));
-                        break;
-                    }
-                    Err(_) => failed = true,
-                }
-            } else if !bal.open() {
-                failed = true;
-            }
-        }
-        match found {
-            Some((payload, text)) => {
+        let text = sink.input().text;
+        let record = read_record(text, first, rest);
+        match record.found {
+            Some((payload, body)) => {
                 let latency = if is_response(&payload) { took } else { None };
-                sink.frame_timed(at, text.trim_end(), payload, latency);
+                sink.frame_timed(at, body.trim_end(), payload, latency);
             }
-            None => {
-                let last = all.get(i.saturating_sub(1)).map_or(first.text, |l| l.text);
-                sink.non_json(at, span(input.text, first.text, last).trim_end());
-            }
+            None => sink.non_json(at, span(text, first.text, record.last).trim_end()),
         }
         // Accounting (nothing lost): the marker line and the record's lines
         // after its first are not traffic lines of their own.
         sink.other();
-        let record_lines = all
-            .get(start..i)
-            .map_or(0, |ls| ls.iter().filter(|l| !is_blank(l.text)).count());
-        for _ in 1..record_lines {
+        for _ in 1..record.lines {
             sink.other();
         }
     }
-    sink.finish()
+}
+
+/// What the lines of one record held.
+struct RecordText<'t> {
+    /// The payload and its text, when the record parsed.
+    found: Option<(Payload, &'t str)>,
+    /// The text of the record's last line.
+    last: &'t str,
+    /// How many lines the record took (all non-blank).
+    lines: usize,
+}
+
+/// Reads the record that opens at `first` (already taken), taking its
+/// further lines from `rest` until it parses, can no longer parse, or a
+/// line ends it (FORMATS.md §8.3.5).
+fn read_record<'t>(text: &'t str, first: Line<'t>, rest: &mut Lines<'t>) -> RecordText<'t> {
+    let opens = first.text.trim_start().starts_with(['{', '[']);
+    let mut bal = Balance::default();
+    let mut failed = false;
+    let mut record = RecordText {
+        found: None,
+        last: first.text,
+        lines: 1,
+    };
+    let mut l = first;
+    loop {
+        if !failed {
+            let body = span(text, first.text, l.text);
+            if !opens {
+                // Not an object or array: a scalar parses on its line or
+                // never; either way the record is not a message.
+                failed = true;
+                if matches!(parse_payload(body), Err(PayloadError::NotContainer(_))) {
+                    break;
+                }
+            } else {
+                bal.feed(l.text);
+                if bal.balanced() {
+                    match parse_payload(body) {
+                        Ok(p) => {
+                            record.found = Some((p, body));
+                            break;
+                        }
+                        Err(_) => failed = true,
+                    }
+                } else if !bal.open() {
+                    failed = true;
+                }
+            }
+        }
+        match rest.peek() {
+            Some(next) if !ends_record(&next) => {
+                rest.next();
+                (l, record.last) = (next, next.text);
+                record.lines += 1;
+            }
+            _ => break,
+        }
+    }
+    record
 }
 
 #[cfg(test)]

@@ -12,24 +12,19 @@
 //! starts: VS Code `Starting server NAME`, `Connection state: Starting`;
 //! Cursor `Handling CreateClient action`, `Starting new stdio process …`
 //! (FORMATS.md §8.1 "Sessions"). One server per channel: the file is the
-//! session key.
-//!
-//! Also the bracketed host log of §8.3.2 (last paragraph),
-//! `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL] [NAME]TEXT`: no traffic lines, key
-//! NAME, `[NAME]Connection state: Starting` starts a process,
-//! `[NAME][server stderr] …` is stderr, a JSON.parse error text is a
-//! server→client `non_json_line` of NAME.
+//! session key. (The bracketed host log of §8.3.2 is [`super::bracketed`].)
 
 use nom::Parser;
 use nom::character::complete::char;
-use nom::sequence::delimited;
 
-use super::Input;
-use super::detect::{
-    At, Dialect, Sink, bracket, is_blank, is_json_parse_error, is_level, local_ts, trim_host_suffix,
-};
-use super::lines::lines;
+use super::grammar::{bracket, is_json_parse_error, is_level, local_ts, trim_host_suffix};
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`; `cursor` for a Cursor file).
+pub(crate) const NAME: &str = "vscode";
 
 /// Splits a line into `(timestamp, level, text)` by FORMATS.md table 8.2
 /// row 4 "recognised by": a local timestamp, a space, `[LEVEL]`.
@@ -71,39 +66,48 @@ const CURSOR_UNKNOWN_ID: &str = "Received a response for an unknown message ID:"
 /// §8.3.2). `Parsed.dialect` is `cursor` when the file shows Cursor lines
 /// and no VS Code traffic tag, else `vscode`.
 pub fn parse(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::VsCode);
-    let key = input.name;
-    let (mut vscode_seen, mut cursor_seen) = (false, false);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
+    read_lines(LineSink::new(input, NAME), VsCode::default())
+}
+
+/// Reads each line alone and notes which host wrote the file.
+#[derive(Default)]
+struct VsCode {
+    /// A VS Code traffic tag was seen.
+    vscode_seen: bool,
+    /// A line only Cursor writes was seen.
+    cursor_seen: bool,
+}
+
+/// The traffic tag opening `text` (FORMATS.md §8.3.2): its direction and
+/// the text after it.
+fn traffic_tag(text: &str) -> Option<(Direction, &str)> {
+    C2S_TAGS
+        .iter()
+        .find_map(|t| text.strip_prefix(t).map(|r| (Direction::C2s, r)))
+        .or_else(|| {
+            S2C_TAGS
+                .iter()
+                .find_map(|t| text.strip_prefix(t).map(|r| (Direction::S2c, r)))
+        })
+}
+
+impl LineReader for VsCode {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         let Some((ts, _level, text)) = split(line.text) else {
-            sink.other();
-            continue;
+            return sink.other();
         };
-        let n = line.number;
-        let tagged = C2S_TAGS
-            .iter()
-            .find_map(|t| text.strip_prefix(t).map(|r| (Direction::C2s, r)))
-            .or_else(|| {
-                S2C_TAGS
-                    .iter()
-                    .find_map(|t| text.strip_prefix(t).map(|r| (Direction::S2c, r)))
-            });
-        if let Some((dir, rest)) = tagged {
-            vscode_seen = true;
+        let (key, n) = (sink.input().name, line.number);
+        if let Some((dir, rest)) = traffic_tag(text) {
+            self.vscode_seen = true;
             let ts = sink.ts(n, ts);
-            sink.host(At::by_start(key, Some(dir), ts, n), rest);
-            continue;
+            return sink.host(At::by_start(key, Some(dir), ts, n), rest);
         }
         if text.starts_with("[server stderr]") {
-            sink.other();
-            continue;
+            return sink.other();
         }
         let t = strip_cursor_prefix(text);
         if let Some(i) = t.find(CURSOR_UNKNOWN_ID) {
-            cursor_seen = true;
+            self.cursor_seen = true;
             let rest = t.get(i + CURSOR_UNKNOWN_ID.len()..).unwrap_or("");
             let ts = sink.ts(n, ts);
             sink.host(At::by_start(key, Some(Direction::S2c), ts, n), rest);
@@ -118,62 +122,18 @@ pub fn parse(input: Input<'_>) -> Parsed {
         } else if t.starts_with("Handling CreateClient action")
             || t.starts_with("Starting new stdio process")
         {
-            cursor_seen = true;
+            self.cursor_seen = true;
             sink.process_start(key, &line);
         } else {
             sink.other();
         }
     }
-    if cursor_seen && !vscode_seen {
-        sink.set_dialect("cursor");
-    }
-    sink.finish()
-}
 
-/// Splits a bracketed host-log line into `(timestamp, level, rest)` by its
-/// opening `[YYYY-MM-DD HH:MM:SS.mmm][LEVEL]` (FORMATS.md §8.3.2, last
-/// paragraph); `rest` is `[NAME]TEXT` after one space.
-pub fn split_bracketed(line: &str) -> Option<(&str, &str, &str)> {
-    let (rest, ts) = delimited(char('['), local_ts, char(']')).parse(line).ok()?;
-    let (rest, level) = bracket(rest).ok()?;
-    if !is_level(level) {
-        return None;
-    }
-    Some((ts, level, rest.strip_prefix(' ').unwrap_or(rest)))
-}
-
-/// The bracketed host log claims the line (FORMATS.md §8.3.2: "recognised
-/// by that opening, checked after row 5").
-pub fn claims_bracketed(line: &str) -> bool {
-    split_bracketed(line).is_some()
-}
-
-/// Parses a bracketed host log (FORMATS.md §8.3.2, last paragraph).
-pub fn parse_bracketed(input: Input<'_>) -> Parsed {
-    let mut sink = Sink::new(input, Dialect::Bracketed);
-    for line in lines(input.text) {
-        if is_blank(line.text) {
-            continue;
-        }
-        let Some((ts, _level, rest)) = split_bracketed(line.text) else {
-            sink.other();
-            continue;
-        };
-        let Ok((text, name)) = bracket(rest) else {
-            sink.other();
-            continue;
-        };
-        if text.starts_with("Connection state: Starting") {
-            sink.process_start(name, &line);
-        } else if !text.starts_with("[server stderr]") && is_json_parse_error(text) {
-            let ts = sink.ts(line.number, ts);
-            let at = At::by_start(name, Some(Direction::S2c), ts, line.number);
-            sink.non_json(at, trim_host_suffix(text));
-        } else {
-            sink.other();
+    fn end(&mut self, sink: &mut LineSink<'_>) {
+        if self.cursor_seen && !self.vscode_seen {
+            sink.set_dialect("cursor");
         }
     }
-    sink.finish()
 }
 
 #[cfg(test)]
@@ -262,31 +222,5 @@ mod tests {
             ]
         );
         assert_eq!((p.other_lines, p.dialect), (2, "cursor"));
-    }
-
-    #[test]
-    fn bracketed_host_log() {
-        let text = "[2025-03-01 09:00:00.000][info] [fs]Connection state: Starting\n\
-            [2025-03-01 09:00:00.100][warning] [fs][server stderr] Unexpected token x\n\
-            [2025-03-01 09:00:01.000][error] [fs]Failed to parse message: Unexpected token 'x', \"xyz\" is not valid JSON\n\
-            [2025-03-01 09:00:02.000][info] [fs]Connection state: Running\n\
-            [2025-03-01 09:00:03.000][info] no name\n\
-            stray";
-        assert!(
-            claims_bracketed("[2025-03-01 09:00:00.000][info] [fs]x")
-                && !claims_bracketed("[2025-03-01 09:00:00.000] [info] x")
-        );
-        let p = parse_bracketed(Input {
-            file: 0,
-            name: "host.log",
-            text,
-        });
-        assert!(matches!(&p.records[0], Record::ProcessStart { key, .. } if &**key == "fs"));
-        assert_eq!(
-            got(&p),
-            vec![(3, Some(Direction::S2c), true, Some(1_740_819_601_000_000))]
-        );
-        assert!(matches!(&p.records[1], Record::Frame(f) if &*f.key == "fs"));
-        assert_eq!((p.other_lines, p.dialect), (5, "bracketed"));
     }
 }
