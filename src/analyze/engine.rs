@@ -43,6 +43,9 @@ pub struct Req {
     pub late: bool,
     /// Rides a response stream (SSE body or status 0): `stream_closed_before_response` applies.
     pub on_stream: bool,
+    /// Its HAR entry's response was not kept by the capture
+    /// (`HttpContext::response_lost`): a `missing_response` is a gap.
+    pub response_lost: bool,
     /// HAR entry of its POST.
     pub entry: Option<u64>,
     /// Where.
@@ -84,6 +87,7 @@ impl Req {
             location: self.loc,
             evidence: self.evidence,
             detail,
+            gap: false,
         }
     }
 
@@ -118,6 +122,7 @@ impl Req {
             duplicate: false,
             late: false,
             on_stream: false,
+            response_lost: false,
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
@@ -276,6 +281,19 @@ pub struct Walker<'c> {
     seen_events: HashSet<crate::record::SseEventId>,
     /// Method names seen, shared by the rows that carry them.
     methods: HashSet<std::sync::Arc<str>>,
+    /// HAR entries whose request body the capture did not keep
+    /// ([`Payload::Lost`]): an answer that pairs with nothing may answer a
+    /// request in one of them.
+    lost_requests: Vec<u64>,
+}
+
+/// HAR entry numbers for a detail: the first three, then how many more.
+fn entry_list(entries: &[u64]) -> String {
+    let shown: Vec<String> = entries.iter().take(3).map(u64::to_string).collect();
+    match entries.len().saturating_sub(3) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
 }
 
 fn dir_index(d: Direction) -> usize {
@@ -328,6 +346,7 @@ impl<'c> Walker<'c> {
             progress_tokens: HashMap::new(),
             seen_events: HashSet::new(),
             methods: HashSet::new(),
+            lost_requests: Vec::new(),
         }
     }
 
@@ -376,6 +395,7 @@ impl Walker<'_> {
             location: f.prov.location,
             evidence: evidence(f),
             detail,
+            gap: false,
         });
     }
 
@@ -439,6 +459,12 @@ impl Walker<'_> {
         if self.replayed(f) {
             return;
         }
+        if matches!(f.payload, Payload::Lost) {
+            if let Some(h) = f.http.as_ref().filter(|h| h.is_request_body) {
+                self.lost_requests.push(h.entry);
+            }
+            return;
+        }
         if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
             self.out.counts.frames += 1;
         }
@@ -496,7 +522,7 @@ impl Walker<'_> {
                     "body is not valid JSON".into(),
                 );
             }
-            Payload::NonJson => {}
+            Payload::NonJson | Payload::Lost => {}
         }
     }
 
@@ -789,14 +815,18 @@ impl Walker<'_> {
         }
         // The stream that should carry its response: the POST's own SSE body,
         // a POST that got nothing (status 0), or the legacy GET stream.
-        let on_stream = f
+        let on_stream = f.http.as_ref().is_some_and(|h| {
+            h.is_request_body && !h.response_lost && (h.stream || h.status == 0 || h.legacy)
+        });
+        let response_lost = f
             .http
             .as_ref()
-            .is_some_and(|h| h.is_request_body && (h.stream || h.status == 0 || h.legacy));
+            .is_some_and(|h| h.is_request_body && h.response_lost);
         self.out.requests.push(Req {
             method: shared,
             ts: f.ts,
             on_stream,
+            response_lost,
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
@@ -1094,6 +1124,23 @@ impl Walker<'_> {
             t.unknown += 1;
             self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
                 format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
+            self.explain_by_lost_requests(d);
+        }
+    }
+
+    /// When the capture lost request bodies in this session, the last
+    /// finding (an answer that pairs with nothing) may answer one of them:
+    /// a capture gap, said in the detail with the entries.
+    fn explain_by_lost_requests(&mut self, d: Direction) {
+        if d != Direction::S2c || self.lost_requests.is_empty() {
+            return;
+        }
+        let entries = entry_list(&self.lost_requests);
+        if let Some(f) = self.out.findings.last_mut() {
+            f.gap = true;
+            f.detail.push_str(&format!(
+                "; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"
+            ));
         }
     }
 
@@ -1122,6 +1169,7 @@ impl Walker<'_> {
                 location: f.prov.location,
                 evidence: evidence(f),
                 detail: format!("request id {} was echoed as {}: paired, but a strict client would not match it", req_id.json_text(), m.id.json_text()),
+                gap: false,
             });
         }
         let q = &mut self.out.requests[ri];
@@ -1193,16 +1241,32 @@ impl Walker<'_> {
             if !q.id.is_valid() || q.answered || q.cancelled {
                 continue;
             }
-            let base = q.finding(
+            let what = q.method.as_deref().unwrap_or("request");
+            let mut base = q.finding(
                 K::MissingResponse,
                 &self.out.name,
                 self.out.input,
                 format!(
-                    "{} {} never got a response before the end of the capture",
-                    q.method.as_deref().unwrap_or("request"),
+                    "{what} {} never got a response before the end of the capture",
                     q.id.json_text()
                 ),
             );
+            if q.direction == Direction::S2c && !self.lost_requests.is_empty() {
+                // A server request is answered in a client POST body.
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
+                    q.id.json_text(),
+                    entry_list(&self.lost_requests)
+                );
+            } else if q.response_lost {
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
+                    q.id.json_text(),
+                    q.entry.unwrap_or(0)
+                );
+            }
             if q.on_stream {
                 let mut s = base.clone();
                 s.kind = K::StreamClosedBeforeResponse;
@@ -1262,6 +1326,7 @@ impl Walker<'_> {
                 location: loc,
                 evidence: ev,
                 detail,
+                gap: false,
             });
         }
     }

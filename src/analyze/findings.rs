@@ -136,4 +136,20 @@ pub struct Finding {
     pub evidence: (u64, u32),
     /// One line a person understands without the spec.
     pub detail: String,
+    /// What the capture lost explains this finding (a request whose answer
+    /// may sit in a body the capture did not keep, an answer whose request
+    /// may): reported as `info`, never failing `--fail-on`, and the detail
+    /// names the gap.
+    pub gap: bool,
+}
+
+impl Finding {
+    /// Its severity: the kind's, or `info` when a capture gap explains it.
+    pub fn severity(&self) -> Severity {
+        if self.gap {
+            Severity::Info
+        } else {
+            self.kind.severity()
+        }
+    }
 }

@@ -356,8 +356,12 @@ impl Analysis {
                 let by_kind: std::collections::BTreeMap<&'static str, u64> =
                     r.kind_counts.iter().map(|(k, &n)| (k.name(), n)).collect();
                 let metrics = batch_metrics(&[r]);
-                let count = |k: FindingKind| by_kind.get(k.name()).copied().unwrap_or(0);
-                let hints = hints(count, &metrics);
+                // Hints never blame a peer for what the capture lost: the
+                // findings a capture gap explains are left out.
+                let faults = |k: FindingKind| {
+                    r.findings.iter().filter(|f| f.kind == k && !f.gap).count() as u64
+                };
+                let hints = hints(faults, &metrics);
                 let mut progress = ProgressSummary {
                     unlinked: r.unlinked_progress,
                     ..Default::default()
@@ -471,7 +475,7 @@ impl Analysis {
 
     /// The most severe finding's severity, `None` without findings.
     pub fn worst_severity(&self) -> Option<Severity> {
-        self.findings.iter().map(|f| f.kind.severity()).max()
+        self.findings.iter().map(|f| f.severity()).max()
     }
 }
 

@@ -233,7 +233,7 @@ fn findings(found: &[Finding], names: &dyn Names) -> PolarsResult<DataFrame> {
     );
     for f in found {
         kind.push(Some(f.kind.name().to_string()));
-        severity.push(Some(f.kind.severity().as_str().to_string()));
+        severity.push(Some(f.severity().as_str().to_string()));
         session.push(Some(names.text(&f.session).into_owned()));
         direction.push(f.direction.map(|d| d.as_str().to_string()));
         id.push(Some(names.text(&f.id.to_json().to_string()).into_owned()));

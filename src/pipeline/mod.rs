@@ -90,7 +90,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         run.analysis
             .findings
             .iter()
-            .any(|f| f.kind.severity() >= fl)
+            .any(|f| f.severity() >= fl)
     });
     let any_fatal = run.fatal.iter().any(|&f| f);
     if let (true, Some(dir)) = (config.per_input, &config.out) {

@@ -138,6 +138,10 @@ pub enum Payload {
     NonJson,
     /// A body that should hold JSON and does not (HTTP bodies).
     Unparseable,
+    /// A body the capture did not keep (a HAR POST without `postData` or
+    /// without its text): its messages are unknown. It carries none; the
+    /// analysis knows a request may have been in it (a capture gap).
+    Lost,
 }
 
 /// Why a text is not a JSON object or array.

@@ -155,6 +155,10 @@ pub struct HttpContext {
     /// or that GET stream. Such POSTs are always answered `202 Accepted`
     /// (FORMATS.md §2.2), so `notification_batch_awaited` does not apply.
     pub legacy: bool,
+    /// The capture kept no response for this entry although one may have
+    /// come (no `response` object, or a status with a body that HTTP has
+    /// but no text): a capture gap, not a disconnect.
+    pub response_lost: bool,
 }
 
 /// One frame: a JSON object, a JSON array (a batch), or a traffic line that

@@ -79,7 +79,7 @@ pub struct Extras<'a> {
 /// then warnings, then info, each in finding order; distinct ranges only.
 pub fn evidence_wanted(r: &Report<'_>) -> Vec<EvidenceKey> {
     let mut order: Vec<usize> = (0..r.analysis.findings.len().min(MAX_FINDINGS)).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(r.analysis.findings[i].kind.severity()));
+    order.sort_by_key(|&i| std::cmp::Reverse(r.analysis.findings[i].severity()));
     let mut seen = HashSet::new();
     let mut used = 0usize;
     let mut out = Vec::new();
@@ -485,6 +485,7 @@ impl<'a> Island<'a> {
                 f.location.describe(),
                 clean(&f.detail),
                 ev.map_or(-1, |&i| i as i64),
+                u8::from(f.gap),
             );
             serde_json::to_writer(&mut *out, &row).map_err(to_io)?;
         }
@@ -713,7 +714,7 @@ fn page_head(o: &mut String, r: &Report<'_>, x: &Extras<'_>) {
 fn summary_cards(o: &mut String, r: &Report<'_>) {
     let a = r.analysis;
     let t = a.totals;
-    let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
+    let count = |s: Severity| a.findings.iter().filter(|f| f.severity() == s).count();
     o.push_str("<section id=\"summary\"><div class=\"cards\">");
     card(o, "inputs", &r.inputs.len().to_string(), "");
     card(o, "sessions", &t.sessions.to_string(), "");
@@ -881,7 +882,7 @@ var kindCount={}; R.forEach(function(r){ kindCount[r[0]]=(kindCount[r[0]]||0)+1;
 K.forEach(function(k,i){ if(kindCount[i]){ var o=el('option',null,k[0]+' ('+kindCount[i]+')'); o.value=String(i); fk.appendChild(o);} });
 S.forEach(function(s,i){ if(i<2000){ var o=el('option',null,s.length>60? s.slice(0,60)+'…' : s); o.value=String(i); fss.appendChild(o);} });
 var sortCol=null, sortDir=1, page=0, PER=100, view=R.slice(), open={};
-function sev(r){ return K[r[0]][1]; }
+function sev(r){ return r[9] ? 'info' : K[r[0]][1]; }
 function keyOf(r, c){
   switch(c){
     case 'sev': return SEVRANK[sev(r)];

@@ -110,7 +110,7 @@ where
 fn finding(r: &Report<'_>, f: &crate::analyze::Finding) -> Value {
     let mut o = json!({
         "kind": f.kind.name(),
-        "severity": f.kind.severity().as_str(),
+        "severity": f.severity().as_str(),
         "session": f.session,
         "direction": f.direction.map(|d| d.as_str()),
         "id": f.id.to_json(),

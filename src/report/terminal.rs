@@ -299,18 +299,24 @@ fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: b
     if mine.is_empty() {
         let _ = writeln!(o, "  no findings");
     }
-    let mut kinds: Vec<FindingKind> = mine.iter().map(|f| f.kind).collect();
-    kinds.sort_by_key(|k| (std::cmp::Reverse(k.severity()), *k));
+    // Grouped by kind and severity: findings a capture gap explains are
+    // `info` and stand apart from the same kind's faults.
+    let mut kinds: Vec<(Severity, FindingKind)> =
+        mine.iter().map(|f| (f.severity(), f.kind)).collect();
+    kinds.sort_by_key(|&(sv, k)| (std::cmp::Reverse(sv), k));
     kinds.dedup();
-    for k in kinds {
-        let of: Vec<&&Finding> = mine.iter().filter(|f| f.kind == k).collect();
+    for (sv, k) in kinds {
+        let of: Vec<&&Finding> = mine
+            .iter()
+            .filter(|f| f.kind == k && f.severity() == sv)
+            .collect();
         let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
         let more = if of.len() > 4 {
             format!(", +{} more", of.len() - 4)
         } else {
             String::new()
         };
-        let first = format!("  {} ", sev(k.severity(), color));
+        let first = format!("  {} ", sev(sv, color));
         wrap(
             o,
             &first,
@@ -348,7 +354,7 @@ fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: b
 /// The count line of errors, warnings and info.
 fn footer(o: &mut String, r: &Report<'_>) {
     let a = r.analysis;
-    let count = |s: Severity| a.findings.iter().filter(|f| f.kind.severity() == s).count();
+    let count = |s: Severity| a.findings.iter().filter(|f| f.severity() == s).count();
     let _ = writeln!(o);
     let _ = writeln!(
         o,

@@ -54,6 +54,9 @@ struct ResponseRead {
     stream: bool,
     body_empty: bool,
     body_has_json: bool,
+    /// The capture kept no response that may have come (see
+    /// [`HttpContext::response_lost`]).
+    lost: bool,
     frames: Vec<BodyFrame>,
 }
 
@@ -151,6 +154,7 @@ impl<'t> EntrySink<'t> {
             .to_ascii_uppercase();
         let url = req.url.0.as_deref().unwrap_or("");
         let times = self.times(i, started.0.as_deref(), time.0.as_ref(), timings.0.as_ref());
+        let has_response = response.0.is_some();
         let resp = self.response(i, response.0);
         let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
@@ -168,6 +172,7 @@ impl<'t> EntrySink<'t> {
             position: 0,
             protocol_header,
             legacy: session.legacy,
+            response_lost: read.lost || !has_response,
         };
         let shared = Shared {
             entry: i,
@@ -183,9 +188,12 @@ impl<'t> EntrySink<'t> {
         if method == "POST" {
             match req.post_data.0 {
                 Some(pd) => self.request_frame(pd, times.request, &shared),
-                None => self.error(format!(
-                    "entry {i}: POST without `postData` (its body was not captured); its messages are unknown"
-                )),
+                None => {
+                    self.error(format!(
+                        "entry {i}: POST without `postData` (its body was not captured); its messages are unknown"
+                    ));
+                    self.lost_request(times.request, &shared);
+                }
             }
         }
         self.response_frames(read.frames, times.response, &shared);
@@ -279,7 +287,7 @@ impl<'t> EntrySink<'t> {
         let has_response = response.is_some();
         if !has_response {
             self.error(format!(
-                "entry {i}: no response object; read as no response (status 0)"
+                "entry {i}: no response object (the capture did not keep it); the answers to its requests are unknown"
             ));
         }
         let resp = response.unwrap_or_default();
@@ -320,13 +328,14 @@ impl<'t> EntrySink<'t> {
             mt = media_type(ct);
         }
         let stream = mt == "text/event-stream";
-        let (body, body_empty) = self.response_body(i, status, method, content);
+        let (body, body_empty, lost) = self.response_body(i, status, method, content);
         let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, session);
         ResponseRead {
             status,
             stream,
             body_empty,
             body_has_json,
+            lost,
             frames,
         }
     }
@@ -341,34 +350,34 @@ impl<'t> EntrySink<'t> {
         status: i64,
         method: &str,
         content: Content<'a>,
-    ) -> (Option<Cow<'a, str>>, bool) {
+    ) -> (Option<Cow<'a, str>>, bool, bool) {
         if status == 0 {
-            return (None, true);
+            return (None, true, false);
         }
         let Content { text, encoding, .. } = content;
         match text.0 {
-            None if bodiless(status, method) => (None, true),
+            None if bodiless(status, method) => (None, true, false),
             None => {
                 self.error(format!(
                     "entry {i}: response body not captured (status {status})"
                 ));
-                (None, true)
+                (None, true, true)
             }
             Some(t) if is_base64(encoding.0.as_deref()) => match decode_base64(&t) {
                 Ok(s) => {
                     let empty = s.is_empty();
-                    (Some(Cow::Owned(s)), empty)
+                    (Some(Cow::Owned(s)), empty, false)
                 }
                 Err(err) => {
                     self.error(format!(
                         "entry {i}: response body is not valid base64 ({err}); not read"
                     ));
-                    (None, t.is_empty())
+                    (None, t.is_empty(), !t.is_empty())
                 }
             },
             Some(t) => {
                 let empty = t.is_empty();
-                (Some(t.0), empty)
+                (Some(t.0), empty, false)
             }
         }
     }
@@ -381,6 +390,8 @@ impl<'t> EntrySink<'t> {
             self.error(format!(
                 "entry {i}: POST body not captured (postData has no text); its messages are unknown"
             ));
+            self.lost_request(ts, shared);
+            return;
         }
         let text = match (pd.text.0, pd.encoding.0.as_deref()) {
             (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
@@ -407,6 +418,23 @@ impl<'t> EntrySink<'t> {
             event_id: None,
             prov: shared.prov(None),
             payload,
+            http: Some(shared.http(true, 0)),
+        }));
+    }
+
+    /// A request body the capture did not keep: a frame with no messages
+    /// ([`Payload::Lost`]), so the analysis knows an answer may have no
+    /// request in the capture.
+    fn lost_request(&mut self, ts: Option<Micros>, shared: &Shared<'_>) {
+        self.parsed.records.push(Record::Frame(Frame {
+            key: shared.key.clone(),
+            split: Split::Never,
+            direction: Some(Direction::C2s),
+            ts,
+            stated_latency: None,
+            event_id: None,
+            prov: shared.prov(None),
+            payload: Payload::Lost,
             http: Some(shared.http(true, 0)),
         }));
     }
@@ -768,11 +796,11 @@ mod tests {
         assert_eq!(p.errors.len(), 6, "{:?}", p.errors);
         assert_eq!(
             p.errors[4],
-            "entry 3: no response object; read as no response (status 0)"
+            "entry 3: no response object (the capture did not keep it); the answers to its requests are unknown"
         );
         assert_eq!(
             p.errors[5],
-            "entry 4: no response object; read as no response (status 0)"
+            "entry 4: no response object (the capture did not keep it); the answers to its requests are unknown"
         );
         assert!(
             p.errors[0].starts_with("entry 0:")
