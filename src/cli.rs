@@ -29,7 +29,7 @@ pub enum Command {
     /// what went wrong.
     #[command(
         after_help = "Exit codes: 0 clean; 1 a finding at or above --fail-on (default: error); \
-2 a usage error, or an input that could not be read (the other inputs are still analysed and reported)."
+2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported)."
     )]
     Analyze(AnalyzeArgs),
 }
@@ -153,10 +153,10 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
 /// `--timeout`, `--shard`/`--shard-dir`). Nothing else happens here.
 pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     let Command::Analyze(args) = cli.command;
-    if let Some(n) = args.threads {
-        if n == 0 || n > MAX_THREADS {
-            return Err(UsageError::Threads);
-        }
+    if let Some(n) = args.threads
+        && (n == 0 || n > MAX_THREADS)
+    {
+        return Err(UsageError::Threads);
     }
     if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
         return Err(UsageError::SlowFactor);

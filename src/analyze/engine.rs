@@ -1,6 +1,6 @@
 //! The per-session pass: pairing by id per id space and every finding rule
 //! of DESIGN.md "Precise rules" (2, 3, 5–9; rule 10's batch part). Capture-
-//! wide rules (slow tails outside batches) run in [`super::analyze`].
+//! wide rules (slow tails outside batches) run in [`super::finalize`].
 
 use std::collections::VecDeque;
 
@@ -213,12 +213,11 @@ impl Space {
 
     /// Records `ri` as the last answered request of its loose key.
     fn answer(&mut self, lk: LooseKey, ri: usize, requests: &[Req]) {
-        if let Some(old) = self.answered.insert(lk, ri) {
-            if !requests[old].id.strict_eq(&requests[ri].id) {
-                if let Some(v) = requests[old].id.valid() {
-                    self.other_ids.insert(v);
-                }
-            }
+        if let Some(old) = self.answered.insert(lk, ri)
+            && !requests[old].id.strict_eq(&requests[ri].id)
+            && let Some(v) = requests[old].id.valid()
+        {
+            self.other_ids.insert(v);
         }
     }
 }
@@ -434,20 +433,19 @@ impl Walker<'_> {
         let mut reply_to = None;
         match &f.http {
             None => {
-                if let Some(b) = self.await_reply[dir_index(d)].take() {
-                    if let Payload::Batch(members) = &f.payload {
-                        if !self.answers_earlier_request(d, members) {
-                            reply_to = Some(b);
-                        }
-                    }
+                if let Some(b) = self.await_reply[dir_index(d)].take()
+                    && let Payload::Batch(members) = &f.payload
+                    && !self.answers_earlier_request(d, members)
+                {
+                    reply_to = Some(b);
                 }
             }
             Some(h) if d == Direction::S2c && !h.is_request_body => {
-                if let Some(&b) = self.entry_batch.get(&h.entry) {
-                    if self.out.batches[b].notification_only {
-                        reply_to = Some(b);
-                        self.entry_batch.remove(&h.entry);
-                    }
+                if let Some(&b) = self.entry_batch.get(&h.entry)
+                    && self.out.batches[b].notification_only
+                {
+                    reply_to = Some(b);
+                    self.entry_batch.remove(&h.entry);
                 }
             }
             _ => {}
@@ -476,12 +474,12 @@ impl Walker<'_> {
             self.non_json(f);
             return;
         }
-        if let Some(h) = &f.http {
-            if self.out.revision.is_none() && h.is_request_body {
-                if let Some(v) = &h.protocol_header {
-                    self.out.revision = Some(v.to_string());
-                }
-            }
+        if let Some(h) = &f.http
+            && self.out.revision.is_none()
+            && h.is_request_body
+            && let Some(v) = &h.protocol_header
+        {
+            self.out.revision = Some(v.to_string());
         }
         // Is this frame the reply to a notification-only batch? (rule 8)
         let reply_to = self.reply_to(f, d);
@@ -503,12 +501,13 @@ impl Walker<'_> {
                     self.responses(f, d, &[m], moved);
                 } else {
                     self.one(f, d, m, None);
-                    if m.kind == Kind::Notification {
-                        if let Some(h) = &f.http {
-                            if d == Direction::C2s && h.is_request_body && &*h.method != "GET" {
-                                self.awaited(f, FindingId::One(Id::Absent));
-                            }
-                        }
+                    if m.kind == Kind::Notification
+                        && let Some(h) = &f.http
+                        && d == Direction::C2s
+                        && h.is_request_body
+                        && &*h.method != "GET"
+                    {
+                        self.awaited(f, FindingId::One(Id::Absent));
                     }
                 }
             }
@@ -569,11 +568,19 @@ impl Walker<'_> {
     }
 
     fn version_check(&mut self, f: &Frame, d: Direction, ids: &[Id]) {
-        if let Some(v) = self.out.revision.clone() {
-            if v != "2025-03-26" {
-                self.find(K::BatchAfterVersionRemoved, f, Some(d), FindingId::Batch(ids.to_vec()), None,
-                    format!("a JSON-RPC batch in a session on revision {v}; only 2025-03-26 allows batches"));
-            }
+        if let Some(v) = self.out.revision.clone()
+            && v != "2025-03-26"
+        {
+            self.find(
+                K::BatchAfterVersionRemoved,
+                f,
+                Some(d),
+                FindingId::Batch(ids.to_vec()),
+                None,
+                format!(
+                    "a JSON-RPC batch in a session on revision {v}; only 2025-03-26 allows batches"
+                ),
+            );
         }
     }
 
@@ -611,10 +618,11 @@ impl Walker<'_> {
                 Some(_) => self.awaited(f, FindingId::Batch(ids)),
             }
         }
-        if let Some(h) = &f.http {
-            if d == Direction::C2s && h.is_request_body {
-                self.entry_batch.insert(h.entry, bi);
-            }
+        if let Some(h) = &f.http
+            && d == Direction::C2s
+            && h.is_request_body
+        {
+            self.entry_batch.insert(h.entry, bi);
         }
         if !responses.is_empty() {
             self.responses(f, d, &responses, moved);
@@ -697,11 +705,10 @@ impl Walker<'_> {
         if d == Direction::C2s
             && self.out.revision.is_none()
             && m.method.as_deref() != Some("initialize")
+            && let Some(v) = m.offered()
         {
-            if let Some(v) = m.offered() {
-                // 2026-07-28 states its revision in every request's `_meta`.
-                self.out.revision = Some(v.to_string());
-            }
+            // 2026-07-28 states its revision in every request's `_meta`.
+            self.out.revision = Some(v.to_string());
         }
         if m.kind == Kind::Notification {
             self.out.counts.notifications += 1;
@@ -718,12 +725,12 @@ impl Walker<'_> {
         self.id_problems(f, d, m, &method);
         let valid = m.id.valid();
         let ri = self.push_request(f, d, m);
-        if let Some(b) = batch {
-            if valid.is_some() {
-                let pos = self.out.batches[b].reqs.len();
-                self.out.batches[b].reqs.push(ri);
-                self.out.requests[ri].batch = Some((b as u32, pos as u32));
-            }
+        if let Some(b) = batch
+            && valid.is_some()
+        {
+            let pos = self.out.batches[b].reqs.len();
+            self.out.batches[b].reqs.push(ri);
+            self.out.requests[ri].batch = Some((b as u32, pos as u32));
         }
         let Some(valid) = valid else { return };
         if self.one_direction {
@@ -744,7 +751,7 @@ impl Walker<'_> {
         let hit = sp.pending.get(&lk).and_then(|l| {
             l.iter().copied().find(|&r| {
                 let q = &self.out.requests[r];
-                q.id.strict_eq(&valid_id) && !q.cancelled
+                q.id.strict_eq(valid_id) && !q.cancelled
             })
         });
         if let Some(r) = hit {
@@ -908,10 +915,10 @@ impl Walker<'_> {
         if answered {
             p.after_response += 1;
         }
-        if let (Some(a), Some(b)) = (p.last, f.ts) {
-            if b >= a {
-                p.longest_silence = p.longest_silence.max(Some(b - a));
-            }
+        if let (Some(a), Some(b)) = (p.last, f.ts)
+            && b >= a
+        {
+            p.longest_silence = p.longest_silence.max(Some(b - a));
         }
         if f.ts.is_some() {
             p.last = f.ts;
@@ -995,12 +1002,12 @@ impl Walker<'_> {
             };
             self.response(f, d, m, (lk, entry), moved, &mut t);
         }
-        if let (Some(h), Direction::S2c) = (&f.http, d) {
-            if let Some(&b) = self.entry_batch.get(&h.entry) {
-                if !self.out.batches[b].reqs.is_empty() && !t.linked.contains(&b) {
-                    t.linked.push(b);
-                }
-            }
+        if let (Some(h), Direction::S2c) = (&f.http, d)
+            && let Some(&b) = self.entry_batch.get(&h.entry)
+            && !self.out.batches[b].reqs.is_empty()
+            && !t.linked.contains(&b)
+        {
+            t.linked.push(b);
         }
         for &b in &t.linked {
             let bt = &mut self.out.batches[b];
@@ -1094,10 +1101,10 @@ impl Walker<'_> {
                 self.spaces[space].pending.remove(&lk);
             }
             let q = &self.out.requests[ri];
-            if !q.cancelled {
-                if let Some(v) = q.id.valid() {
-                    self.spaces[space].release(&v);
-                }
+            if !q.cancelled
+                && let Some(v) = q.id.valid()
+            {
+                self.spaces[space].release(&v);
             }
             self.spaces[space].answer(lk, ri, &self.out.requests);
             self.pair(f, d, m, ri, moved, &mut t.linked);
@@ -1175,14 +1182,13 @@ impl Walker<'_> {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
-        if let Some(p) = self.out.progress.get_mut(&ri) {
-            if p.notifications > 0 {
-                if let (Some(a), Some(b)) = (p.last, f.ts) {
-                    if b >= a && !moved {
-                        p.longest_silence = p.longest_silence.max(Some(b - a));
-                    }
-                }
-            }
+        if let Some(p) = self.out.progress.get_mut(&ri)
+            && p.notifications > 0
+            && let (Some(a), Some(b)) = (p.last, f.ts)
+            && b >= a
+            && !moved
+        {
+            p.longest_silence = p.longest_silence.max(Some(b - a));
         }
         let latency = match f.stated_latency {
             Some(l) => Some(l),
@@ -1193,13 +1199,13 @@ impl Walker<'_> {
         };
         if !q.cancelled {
             q.latency = latency;
-            if let Some(l) = latency {
-                if l > self.cfg.timeout_us {
-                    q.late = true;
-                    let method = q.method.as_deref().map(str::to_string);
-                    self.find(K::LateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
+            if let Some(l) = latency
+                && l > self.cfg.timeout_us
+            {
+                q.late = true;
+                let method = q.method.as_deref().map(str::to_string);
+                self.find(K::LateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
                         format!("answered after {:.1} ms, past the {:.0} ms timeout: its caller had likely given up", l as f64 / 1000.0, self.cfg.timeout_us as f64 / 1000.0));
-                }
             }
         }
         let q = &self.out.requests[ri];
@@ -1212,11 +1218,12 @@ impl Walker<'_> {
                 linked.push(b);
             }
         }
-        if d == Direction::S2c && self.out.server.is_none() {
-            if let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info()) {
-                self.out.revision = Some(v.to_string());
-                self.out.server = Some((n.to_string(), ver.to_string()));
-            }
+        if d == Direction::S2c
+            && self.out.server.is_none()
+            && let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info())
+        {
+            self.out.revision = Some(v.to_string());
+            self.out.server = Some((n.to_string(), ver.to_string()));
         }
     }
 

@@ -489,10 +489,10 @@ fn member_latencies(a: &Analysis) -> Vec<Vec<Micros>> {
     let mut base = 0usize;
     for s in &a.sessions {
         for q in s.requests.iter().filter(|q| !q.cancelled) {
-            if let (Some(l), Some((b, _))) = (q.latency, q.batch) {
-                if let Some(v) = out.get_mut(base + b as usize) {
-                    v.push(l);
-                }
+            if let (Some(l), Some((b, _))) = (q.latency, q.batch)
+                && let Some(v) = out.get_mut(base + b as usize)
+            {
+                v.push(l);
             }
         }
         base += s.batches.len();

@@ -43,12 +43,11 @@ pub fn parse_block(
         prov.offset += offset;
     }
     for e in &mut p.errors {
-        if let Some(rest) = e.strip_prefix("line ") {
-            if let Some((n, tail)) = rest.split_once(':') {
-                if let Ok(n) = n.parse::<u64>() {
-                    *e = format!("line {}:{tail}", n + shift_line);
-                }
-            }
+        if let Some(rest) = e.strip_prefix("line ")
+            && let Some((n, tail)) = rest.split_once(':')
+            && let Ok(n) = n.parse::<u64>()
+        {
+            *e = format!("line {}:{tail}", n + shift_line);
         }
     }
     p

@@ -42,9 +42,12 @@ pub fn claim(line: &str) -> Option<Dialect> {
     }
 }
 
+/// A test of one text: does the row claim it?
+type ClaimTest = fn(&str) -> bool;
+
 /// The format of the first row, in table order, whose claim of one kind
 /// (`kind` picks it out) holds for `s`.
-fn claimed(s: &str, kind: fn(Claim) -> Option<fn(&str) -> bool>) -> Option<Format> {
+fn claimed(s: &str, kind: fn(Claim) -> Option<ClaimTest>) -> Option<Format> {
     rows()
         .find(|row| kind(row.claim).is_some_and(|claims| claims(s)))
         .map(|row| row.format)
@@ -292,7 +295,9 @@ mod samples {
                     d.batches += 1;
                 }
                 Payload::NonJson => c.non_json.push(f.direction),
-                Payload::Unparseable => panic!("line logs never make Unparseable"),
+                Payload::Unparseable | Payload::Lost => {
+                    panic!("line logs never make Unparseable or Lost frames")
+                }
             }
         }
         c

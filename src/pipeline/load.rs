@@ -25,7 +25,8 @@ pub(crate) struct Loaded {
     pub info: InputInfo,
     /// Its records (none when read block by block: see `results`).
     pub records: Vec<Record>,
-    /// It could not be read, or only in part: the run exits 2.
+    /// It could not be read, or only in part, or held no traffic: the run
+    /// exits 2.
     pub fatal: bool,
     /// One half of a per-direction pair read alone.
     pub one_direction: bool,
@@ -79,15 +80,13 @@ pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
 fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded {
     let file_index = report::file_id(input, 0);
     let lines = alone && matches!(r.format, InputFormat::Auto | InputFormat::Stdio);
-    if lines {
-        if let Some(l) = streamable(path).and_then(|d| stream_lines(path, input, d, r)) {
-            return l;
-        }
+    if lines && let Some(l) = streamable(path).and_then(|d| stream_lines(path, input, d, r)) {
+        return l;
     }
-    if matches!(r.format, InputFormat::Auto | InputFormat::Har) {
-        if let Some(l) = stream_har(path, file_index, r.format) {
-            return counted(l, r.progress);
-        }
+    if matches!(r.format, InputFormat::Auto | InputFormat::Har)
+        && let Some(l) = stream_har(path, file_index, r.format)
+    {
+        return counted(l, r.progress);
     }
     let file = match source::read(path) {
         Ok(f) => f,
@@ -97,23 +96,22 @@ fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded 
     };
     // A compressed line log is decompressed whole, then read block by
     // block like a plain one: its records are never all held.
-    if lines && file.compression.is_some() {
-        if let Format::Lines(d) = ingest::detect_format(&file.text) {
-            if let Some(safe) = ingest::chunk::safe_start(d) {
-                let display = path.display().to_string();
-                let (before, damaged) =
-                    decode_problems(&display, &file.warnings, file.damage.as_ref());
-                let reader = source::BlockReader::from_text(&display, file.text, file.bytes);
-                let blocks = Blocks {
-                    file_index,
-                    input,
-                    dialect: d,
-                    block_bytes: r.block_bytes,
-                    safe,
-                };
-                return stream_blocks(reader, display, &blocks, r, before, damaged);
-            }
-        }
+    if lines
+        && file.compression.is_some()
+        && let Format::Lines(d) = ingest::detect_format(&file.text)
+        && let Some(safe) = ingest::chunk::safe_start(d)
+    {
+        let display = path.display().to_string();
+        let (before, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+        let reader = source::BlockReader::from_text(&display, file.text, file.bytes);
+        let blocks = Blocks {
+            file_index,
+            input,
+            dialect: d,
+            block_bytes: r.block_bytes,
+            safe,
+        };
+        return stream_blocks(reader, display, &blocks, r, before, damaged);
     }
     counted(load_read(path, file, file_index, r.format), r.progress)
 }
@@ -218,6 +216,7 @@ fn stream_blocks(
             b.dialect.name()
         );
         l.info.errors.retain(|e| !e.ends_with(&none));
+        l.fatal = fatal;
     }
     l.info.sessions = walked
         .results
@@ -638,13 +637,15 @@ pub(crate) fn finish(
             format!("{prefix}{e}")
         }
     }));
-    // Read to the end, yet no traffic: say so, so that a gate does not
-    // mistake an input it could not use for a clean capture.
+    // Read to the end, yet no traffic: say so, and exit 2, so that a gate
+    // does not mistake an input it could not use for a clean capture.
+    let mut fatal = fatal;
     if parsed.records.is_empty()
         && !parsed.incomplete
         && !parsed.format.is_empty()
         && parsed.format != "unknown"
     {
+        fatal = true;
         errors.push(format!(
             "{prefix}no JSON-RPC traffic found (read as {})",
             report::read_as(parsed.format, parsed.dialect)

@@ -86,12 +86,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     progress.finish();
     outputs::print_stdout(&rep, config.stdout)?;
     let floor = config.fail_on.floor();
-    let failing = floor.is_some_and(|fl| {
-        run.analysis
-            .findings
-            .iter()
-            .any(|f| f.severity() >= fl)
-    });
+    let failing = floor.is_some_and(|fl| run.analysis.findings.iter().any(|f| f.severity() >= fl));
     let any_fatal = run.fatal.iter().any(|&f| f);
     if let (true, Some(dir)) = (config.per_input, &config.out) {
         drop(rep);

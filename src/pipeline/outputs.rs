@@ -175,10 +175,10 @@ pub(super) fn print_stdout(rep: &Report<'_>, mode: Stdout) -> Result<()> {
         }
     }
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(&text) {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(e).context("writing to stdout");
-        }
+    if let Err(e) = out.write_all(&text)
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        return Err(e).context("writing to stdout");
     }
     Ok(())
 }

@@ -227,24 +227,21 @@ fn order_http(s: &mut super::Session) {
                             // `ans` is sorted by time: binary searches keep
                             // a capture that repeats one id linear.
                             let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
-                            if !after_end {
-                                if let Some(&(t, e)) =
+                            if !after_end
+                                && let Some(&(t, e)) =
                                     ans.get(ans.partition_point(|&(t, _)| t < start))
-                                {
-                                    let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
-                                    up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
-                                }
+                            {
+                                let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
+                                up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
                             }
                         }
                     }
                     Kind::Response => {
                         if let Some(reqs) = requests_at.get(&k) {
                             let before = reqs.first().is_some_and(|&(t, _)| t <= end);
-                            if !before {
-                                if let Some(&(t, e)) = reqs.first() {
-                                    let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);
-                                    low[p] = Some(low[p].map_or(cand, |l| l.max(cand)));
-                                }
+                            if !before && let Some(&(t, e)) = reqs.first() {
+                                let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);
+                                low[p] = Some(low[p].map_or(cand, |l| l.max(cand)));
                             }
                         }
                     }
@@ -423,6 +420,7 @@ mod tests {
             position: pos,
             protocol_header: None,
             legacy: false,
+            response_lost: false,
         })
     }
 

@@ -389,15 +389,14 @@ impl<'a> MessageMembers<'a> {
                 (false, false) => problems.push(Problem::NeitherResultNorError),
                 _ => {}
             }
-            if let Some(r) = self.result {
-                if r.starts_with('{')
-                    && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
-                {
-                    let f = result_fields(r);
-                    if f.server_info.is_some() {
-                        extra.negotiated = f.protocol_version;
-                        extra.server_info = f.server_info;
-                    }
+            if let Some(r) = self.result
+                && r.starts_with('{')
+                && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
+            {
+                let f = result_fields(r);
+                if f.server_info.is_some() {
+                    extra.negotiated = f.protocol_version;
+                    extra.server_info = f.server_info;
                 }
             }
         }

@@ -218,6 +218,9 @@ impl SseEventId {
 }
 
 /// One item of an ingested input, in input order.
+// Nearly every record is a frame: boxing it would add one allocation per
+// frame to the hot path for the rare process-start line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Record {
     /// A traffic frame.

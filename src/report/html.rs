@@ -557,7 +557,7 @@ fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
         let Some(at) = rest.find(&quoted) else {
             continue;
         };
-        out.write_all(rest[..at].as_bytes())?;
+        out.write_all(&rest.as_bytes()[..at])?;
         rest = &rest[at + quoted.len()..];
         out.write_all(b"[")?;
         match slot {

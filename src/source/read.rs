@@ -86,10 +86,10 @@ pub(super) fn check_head(path: &Path, display: &str) -> Result<(), SourceError> 
     if let Some(kind) = unsupported_compression(head) {
         return Err(SourceError::UnsupportedCompression(display.into(), kind));
     }
-    if Compression::sniff(head).is_none() {
-        if let Some(i) = memchr::memchr(0, head) {
-            return Err(SourceError::Binary(display.into(), i as u64));
-        }
+    if Compression::sniff(head).is_none()
+        && let Some(i) = memchr::memchr(0, head)
+    {
+        return Err(SourceError::Binary(display.into(), i as u64));
     }
     Ok(())
 }

@@ -97,9 +97,10 @@ fn missing_path() {
 #[test]
 fn truncated_har_keeps_entries_before_the_cut() {
     // b21 has 5 entries; cut inside entry 3 (the second initialize).
-    let text =
-        std::fs::read_to_string(root().join("tests/data/cases/b21_idle_post_stream_cut_by_edge.har"))
-            .unwrap();
+    let text = std::fs::read_to_string(
+        root().join("tests/data/cases/b21_idle_post_stream_cut_by_edge.har"),
+    )
+    .unwrap();
     let cut = text.find("do-2e4a6c8e1f3b5d7a").unwrap();
     let dir = out_dir("bad_truncated_in");
     let p = dir.join("cut.har");
@@ -224,5 +225,71 @@ fn own_output_folder_is_named_when_nothing_is_left() {
         format!(
             "mcp-audit: no input files found in {d} (the run's own output folders are not read: {d})"
         )
+    );
+}
+
+/// Inputs read to their end that yield no JSON-RPC traffic exit 2 under any
+/// `--format`, alone or beside a good input, and the per-input index says
+/// the same (a nightly job must not read "clean" when nothing was analysed).
+#[test]
+fn no_traffic_is_exit_2_under_every_format() {
+    let d = out_dir("bad_no_traffic");
+    let empty = d.join("empty.har");
+    std::fs::write(
+        &empty,
+        r#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[]}}"#,
+    )
+    .unwrap();
+    let har = root().join("tests/data/cases/b01_batch_reordered_by_balancer.har");
+    let sse401 = d.join("denied.sse");
+    std::fs::write(&sse401, "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\n\r\n{\"error\":\"invalid_token\"}\r\n").unwrap();
+    for (input, format) in [
+        (empty.as_path(), None),
+        (har.as_path(), Some("sse")),
+        (sse401.as_path(), None),
+    ] {
+        let mut args = vec![input.to_str().unwrap(), "-q"];
+        if let Some(f) = format {
+            args.extend(["--format", f]);
+        }
+        let o = mcp_audit(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no JSON-RPC traffic found"), "{args:?}: {err}");
+    }
+    // Beside a good input: the good one is reported, the run exits 2, and
+    // the index gives the empty input exit 2 and the good one its own.
+    let out = d.join("out");
+    let o = mcp_audit(&[
+        empty.to_str().unwrap(),
+        good().as_str(),
+        "--out",
+        out.to_str().unwrap(),
+        "--per-input",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("inputs/index.json")).unwrap())
+            .unwrap();
+    let exits: Vec<(String, i64)> = index["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let f = i["file"].as_str().unwrap();
+            (
+                f.rsplit('/').next().unwrap().to_string(),
+                i["exit"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        exits,
+        vec![
+            ("empty.har".to_string(), 2),
+            // b01 has one out_of_order_batch, a warning: exit 0 alone.
+            ("b01_batch_reordered_by_balancer.har".to_string(), 0)
+        ]
     );
 }

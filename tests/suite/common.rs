@@ -67,6 +67,30 @@ pub fn check_case(input: &Path, expected: &Path, name: &str) {
         out.to_str().unwrap(),
         "-q",
     ]);
+    run_check_case(expected, &out, name);
+}
+
+/// [`check_case`] for a capture that holds no JSON-RPC traffic: the run
+/// exits 2 (nothing was analysed) and still writes its outputs, which
+/// must match `expected` (all counts zero).
+pub fn check_empty_case(input: &Path, expected: &Path, name: &str) {
+    let out = out_dir(name);
+    let o = mcp_audit(&[
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{name}: {stderr}");
+    assert!(
+        stderr.contains("no JSON-RPC traffic found"),
+        "{name}: {stderr}"
+    );
+    run_check_case(expected, &out, name);
+}
+
+fn run_check_case(expected: &Path, out: &Path, name: &str) {
     let c = Command::new("python3")
         .arg(tool("check_case.py"))
         .arg(expected)

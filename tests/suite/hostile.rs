@@ -13,14 +13,25 @@ use std::process::Command;
 use crate::common;
 use common::{has_duckdb, mcp_audit, out_dir, root};
 
-const INPUTS: [&str; 4] = ["hostile.har", "hostile.sse", "hostile.ndjson", "hostile.logger.log"];
+const INPUTS: [&str; 4] = [
+    "hostile.har",
+    "hostile.sse",
+    "hostile.ndjson",
+    "hostile.logger.log",
+];
 
 /// Every text an output folder and the run's stdout/stderr hold; Parquet
 /// files through DuckDB (their pages are compressed), when it is there.
 fn outputs(dir: &Path, stdout: &[u8], stderr: &[u8]) -> Vec<(String, String)> {
     let mut all = vec![
-        ("stdout".to_string(), String::from_utf8_lossy(stdout).into_owned()),
-        ("stderr".to_string(), String::from_utf8_lossy(stderr).into_owned()),
+        (
+            "stdout".to_string(),
+            String::from_utf8_lossy(stdout).into_owned(),
+        ),
+        (
+            "stderr".to_string(),
+            String::from_utf8_lossy(stderr).into_owned(),
+        ),
     ];
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("out dir")
@@ -36,7 +47,11 @@ fn outputs(dir: &Path, stdout: &[u8], stderr: &[u8]) -> Vec<(String, String)> {
                     .arg(&f)
                     .output()
                     .expect("python3");
-                assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+                assert!(
+                    o.status.success(),
+                    "{name}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
                 all.push((name, String::from_utf8_lossy(&o.stdout).into_owned()));
             }
         } else {
@@ -51,12 +66,19 @@ fn run(input: &Path, tag: &str, extra: &[&str]) -> Vec<(String, String)> {
     let mut args = vec![input.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = mcp_audit(&args);
-    assert!(o.status.code().is_some_and(|c| c <= 1), "{tag}: exit {:?}", o.status.code());
+    assert!(
+        o.status.code().is_some_and(|c| c <= 1),
+        "{tag}: exit {:?}",
+        o.status.code()
+    );
     let mut all = outputs(&out, &o.stdout, &o.stderr);
     let mut json = vec![input.to_str().unwrap(), "--json"];
     json.extend_from_slice(extra);
     let j = mcp_audit(&json);
-    all.push(("--json stdout".into(), String::from_utf8_lossy(&j.stdout).into_owned()));
+    all.push((
+        "--json stdout".into(),
+        String::from_utf8_lossy(&j.stdout).into_owned(),
+    ));
     all
 }
 
@@ -69,16 +91,29 @@ fn hostile_corpus_leaves_no_secret() {
             .iter()
             .flat_map(|(out, text)| {
                 text.match_indices("LEAK").map(move |(i, _)| {
-                    let end = text[i..].find(|c: char| !c.is_ascii_alphanumeric() && c != '-').map_or(text.len(), |e| i + e);
+                    let end = text[i..]
+                        .find(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+                        .map_or(text.len(), |e| i + e);
                     format!("{name} → {out}: {}", &text[i..end])
                 })
             })
             .collect();
-        assert!(leaks.is_empty(), "secrets left in outputs:\n{}", leaks.join("\n"));
+        assert!(
+            leaks.is_empty(),
+            "secrets left in outputs:\n{}",
+            leaks.join("\n")
+        );
         // The evidence is there, redacted: names kept, values gone.
         let html = run(&input, &format!("{name}-html"), &[]);
-        let page = &html.iter().find(|(n, _)| n == "report.html").expect("report.html").1;
-        assert!(page.contains("[REDACTED]"), "{name}: report.html shows no redacted evidence");
+        let page = &html
+            .iter()
+            .find(|(n, _)| n == "report.html")
+            .expect("report.html")
+            .1;
+        assert!(
+            page.contains("[REDACTED]"),
+            "{name}: report.html shows no redacted evidence"
+        );
     }
 }
 
@@ -87,7 +122,14 @@ fn no_redact_shows_the_hostile_secrets() {
     let dir = root().join("tests/data/hostile");
     for name in INPUTS {
         let all = run(&dir.join(name), &format!("{name}-raw"), &["--no-redact"]);
-        let page = &all.iter().find(|(n, _)| n == "report.html").expect("report.html").1;
-        assert!(page.contains("LEAK"), "{name}: --no-redact evidence should hold the captured secrets");
+        let page = &all
+            .iter()
+            .find(|(n, _)| n == "report.html")
+            .expect("report.html")
+            .1;
+        assert!(
+            page.contains("LEAK"),
+            "{name}: --no-redact evidence should hold the captured secrets"
+        );
     }
 }

@@ -502,13 +502,13 @@ impl HarSplitter {
         let start = self.start;
         let sub = &self.buf[start..end];
         let mut de = serde_json::Deserializer::from_slice(sub);
-        let result = f(&mut de).and_then(|v| match de.end() {
-            Ok(()) => Ok((v, end)),
+        let result = f(&mut de).map(|v| match de.end() {
+            Ok(()) => (v, end),
             // Trailing characters: placed one byte after the first of them.
-            Err(e) => Ok((
+            Err(e) => (
                 v,
                 start + error_offset(sub, e.line(), e.column()).saturating_sub(1),
-            )),
+            ),
         });
         match result {
             Ok(r) => Ok(r),
