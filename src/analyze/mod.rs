@@ -13,6 +13,8 @@ pub mod histogram;
 pub mod latency;
 pub mod tables;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::record::Micros;
@@ -350,16 +352,24 @@ pub fn hints(count: impl Fn(FindingKind) -> u64, m: &BatchMetrics) -> Vec<String
 impl Analysis {
     /// Per-session summaries, in session order.
     pub fn session_summaries(&self) -> Vec<SessionSummary> {
+        // Findings a capture gap explains, per (input, session) and kind:
+        // hints never blame a peer for what the capture lost.
+        let mut gaps: HashMap<(usize, &str, FindingKind), u64> = HashMap::new();
+        for f in self.findings.iter().filter(|f| f.gap) {
+            *gaps
+                .entry((f.input, f.session.as_str(), f.kind))
+                .or_default() += 1;
+        }
         self.sessions
             .iter()
             .map(|r| {
                 let by_kind: std::collections::BTreeMap<&'static str, u64> =
                     r.kind_counts.iter().map(|(k, &n)| (k.name(), n)).collect();
                 let metrics = batch_metrics(&[r]);
-                // Hints never blame a peer for what the capture lost: the
-                // findings a capture gap explains are left out.
                 let faults = |k: FindingKind| {
-                    r.findings.iter().filter(|f| f.kind == k && !f.gap).count() as u64
+                    let all = by_kind.get(k.name()).copied().unwrap_or(0);
+                    let lost = gaps.get(&(r.input, r.name.as_str(), k)).copied();
+                    all.saturating_sub(lost.unwrap_or(0))
                 };
                 let hints = hints(faults, &metrics);
                 let mut progress = ProgressSummary {

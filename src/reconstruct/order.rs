@@ -168,11 +168,47 @@ impl LineOrder {
 /// for a response-body frame.
 type Key = (Micros, u64, i8, u64, u32);
 
+/// Times (µs) and entries of c2s bodies, by the loose ids of the messages
+/// in them, each list sorted by time.
+type TimesById = HashMap<LooseKey, Vec<(Micros, u64)>>;
+
+/// Orders a HAR session's frames causally (rule 4): each body at its time,
+/// then each SSE event of a response body moved inside its stream where
+/// causality puts it.
 fn order_http(s: &mut super::Session) {
-    // Times of c2s request bodies by the loose ids of the requests they hold,
-    // and of c2s bodies that hold responses, by the responses' loose ids.
-    let mut requests_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
-    let mut answers_at: HashMap<LooseKey, Vec<(Micros, u64)>> = HashMap::new();
+    let (requests_at, answers_at) = c2s_times(s);
+    let (mut keys, mut bodies) = initial_keys(s);
+    let mut moved = vec![false; s.frames.len()];
+    for idx in bodies.values_mut() {
+        idx.sort_by_key(|&i| keys[i]);
+        let (start, end) = match &s.frames[idx[0]].http {
+            Some(h) => (h.start, h.end),
+            None => continue,
+        };
+        let (up, low) = stream_bounds(s, idx, &keys, (start, end), &requests_at, &answers_at);
+        let placed = clamp(idx.iter().map(|&i| keys[i]).collect(), &up, &low);
+        for (p, &i) in idx.iter().enumerate() {
+            if placed[p] != keys[i] {
+                moved[i] = true;
+                keys[i] = placed[p];
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..s.frames.len()).collect();
+    order.sort_by_key(|&i| keys[i]);
+    let mut frames: Vec<Option<Frame>> = std::mem::take(&mut s.frames)
+        .into_iter()
+        .map(Some)
+        .collect();
+    s.frames = order.iter().filter_map(|&i| frames[i].take()).collect();
+    s.moved = order.iter().map(|&i| moved[i]).collect();
+}
+
+/// Times of c2s request bodies by the loose ids of the requests they hold,
+/// and of c2s bodies that hold responses, by the responses' loose ids.
+fn c2s_times(s: &super::Session) -> (TimesById, TimesById) {
+    let mut requests_at: TimesById = HashMap::new();
+    let mut answers_at: TimesById = HashMap::new();
     for f in &s.frames {
         let (Some(h), Some(Direction::C2s)) = (&f.http, f.direction) else {
             continue;
@@ -190,10 +226,13 @@ fn order_http(s: &mut super::Session) {
     for v in requests_at.values_mut().chain(answers_at.values_mut()) {
         v.sort();
     }
-    let n = s.frames.len();
-    let mut keys: Vec<Key> = vec![(0, 0, 0, 0, 0); n];
-    let mut moved = vec![false; n];
-    // Group response-body frames by entry (a body is a stream).
+    (requests_at, answers_at)
+}
+
+/// Every frame's key at its own time, and the response-body frames
+/// grouped by entry (a body is a stream).
+fn initial_keys(s: &super::Session) -> (Vec<Key>, HashMap<u64, Vec<usize>>) {
+    let mut keys: Vec<Key> = vec![(0, 0, 0, 0, 0); s.frames.len()];
     let mut bodies: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, f) in s.frames.iter().enumerate() {
         let Some(h) = &f.http else {
@@ -207,88 +246,86 @@ fn order_http(s: &mut super::Session) {
             bodies.entry(h.entry).or_default().push(i);
         }
     }
-    for idx in bodies.values_mut() {
-        idx.sort_by_key(|&i| keys[i]);
-        let (start, end) = match &s.frames[idx[0]].http {
-            Some(h) => (h.start, h.end),
-            None => continue,
-        };
-        // Upper bounds: a server request must precede the POST answering it.
-        let mut up: Vec<Option<Key>> = vec![None; idx.len()];
-        // Lower bounds: a response must follow the request it answers.
-        let mut low: Vec<Option<Key>> = vec![None; idx.len()];
-        for (p, &i) in idx.iter().enumerate() {
-            let pos = keys[i].4;
-            for m in messages(&s.frames[i]) {
-                let Some(k) = loose_of(m) else { continue };
-                match m.kind {
-                    Kind::Request => {
-                        if let Some(ans) = answers_at.get(&k) {
-                            // `ans` is sorted by time: binary searches keep
-                            // a capture that repeats one id linear.
-                            let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
-                            if !after_end
-                                && let Some(&(t, e)) =
-                                    ans.get(ans.partition_point(|&(t, _)| t < start))
-                            {
-                                let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
-                                up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
-                            }
+    (keys, bodies)
+}
+
+/// For each frame of one response body (`idx`, in body order, the body's
+/// window `start..end`): the upper bound (a server request must precede
+/// the POST answering it) and the lower bound (a response must follow the
+/// request it answers).
+fn stream_bounds(
+    s: &super::Session,
+    idx: &[usize],
+    keys: &[Key],
+    (start, end): (Micros, Micros),
+    requests_at: &TimesById,
+    answers_at: &TimesById,
+) -> (Vec<Option<Key>>, Vec<Option<Key>>) {
+    let mut up: Vec<Option<Key>> = vec![None; idx.len()];
+    let mut low: Vec<Option<Key>> = vec![None; idx.len()];
+    for (p, &i) in idx.iter().enumerate() {
+        let pos = keys[i].4;
+        for m in messages(&s.frames[i]) {
+            let Some(k) = loose_of(m) else { continue };
+            match m.kind {
+                Kind::Request => {
+                    if let Some(ans) = answers_at.get(&k) {
+                        // `ans` is sorted by time: binary searches keep
+                        // a capture that repeats one id linear.
+                        let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
+                        if !after_end
+                            && let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start))
+                        {
+                            let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
+                            up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
                         }
                     }
-                    Kind::Response => {
-                        if let Some(reqs) = requests_at.get(&k) {
-                            let before = reqs.first().is_some_and(|&(t, _)| t <= end);
-                            if !before && let Some(&(t, e)) = reqs.first() {
-                                let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);
-                                low[p] = Some(low[p].map_or(cand, |l| l.max(cand)));
-                            }
+                }
+                Kind::Response => {
+                    if let Some(reqs) = requests_at.get(&k) {
+                        let before = reqs.first().is_some_and(|&(t, _)| t <= end);
+                        if !before && let Some(&(t, e)) = reqs.first() {
+                            let cand = (t, e, 1, idx_entry(&s.frames[i]), pos);
+                            low[p] = Some(low[p].map_or(cand, |l| l.max(cand)));
                         }
                     }
-                    Kind::Notification => {}
                 }
-            }
-        }
-        let mut run_up: Option<Key> = None;
-        let mut placed: Vec<Key> = idx.iter().map(|&i| keys[i]).collect();
-        for p in (0..idx.len()).rev() {
-            if let Some(u) = up[p] {
-                run_up = Some(run_up.map_or(u, |r| r.min(u)));
-            }
-            if let Some(u) = run_up {
-                let u = (u.0, u.1, u.2, u.3, placed[p].4);
-                if u < placed[p] {
-                    placed[p] = u;
-                }
-            }
-        }
-        let mut run_low: Option<Key> = None;
-        for p in 0..idx.len() {
-            if let Some(l) = low[p] {
-                run_low = Some(run_low.map_or(l, |r| r.max(l)));
-            }
-            if let Some(l) = run_low {
-                let l = (l.0, l.1, l.2, l.3, placed[p].4);
-                if l > placed[p] {
-                    placed[p] = l;
-                }
-            }
-        }
-        for (p, &i) in idx.iter().enumerate() {
-            if placed[p] != keys[i] {
-                moved[i] = true;
-                keys[i] = placed[p];
+                Kind::Notification => {}
             }
         }
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| keys[i]);
-    let mut frames: Vec<Option<Frame>> = std::mem::take(&mut s.frames)
-        .into_iter()
-        .map(Some)
-        .collect();
-    s.frames = order.iter().filter_map(|&i| frames[i].take()).collect();
-    s.moved = order.iter().map(|&i| moved[i]).collect();
+    (up, low)
+}
+
+/// The keys of one body's frames (`placed`, in body order) moved under
+/// their bounds: an upper bound holds for every frame before it in the
+/// body, a lower bound for every frame after it; positions are kept.
+fn clamp(mut placed: Vec<Key>, up: &[Option<Key>], low: &[Option<Key>]) -> Vec<Key> {
+    let mut run_up: Option<Key> = None;
+    for p in (0..placed.len()).rev() {
+        if let Some(u) = up[p] {
+            run_up = Some(run_up.map_or(u, |r| r.min(u)));
+        }
+        if let Some(u) = run_up {
+            let u = (u.0, u.1, u.2, u.3, placed[p].4);
+            if u < placed[p] {
+                placed[p] = u;
+            }
+        }
+    }
+    let mut run_low: Option<Key> = None;
+    for p in 0..placed.len() {
+        if let Some(l) = low[p] {
+            run_low = Some(run_low.map_or(l, |r| r.max(l)));
+        }
+        if let Some(l) = run_low {
+            let l = (l.0, l.1, l.2, l.3, placed[p].4);
+            if l > placed[p] {
+                placed[p] = l;
+            }
+        }
+    }
+    placed
 }
 
 fn idx_entry(f: &Frame) -> u64 {

@@ -346,65 +346,85 @@ impl<'a> MessageMembers<'a> {
             } else {
                 Kind::Notification
             };
-            if method.is_none() {
-                problems.push(Problem::InvalidRequest("method is not a string"));
-            } else if !params_ok {
-                problems.push(Problem::InvalidRequest(
-                    "params is neither an object nor an array",
-                ));
-            } else if matches!(msg.id, Id::Other(_)) {
-                problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
-            }
-            msg.method = method;
-            if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
-                let fields = params_fields(
-                    self.params_members
-                        .unwrap_or_else(|| members_of(p, &PARAMS)),
-                );
-                match msg.method.as_deref() {
-                    Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
-                    Some("initialize") => extra.offered = fields.protocol_version,
-                    _ => extra.offered = fields.meta_protocol_version,
-                }
-                extra.progress_token = match msg.method.as_deref() {
-                    Some("notifications/progress") => fields.notified_token,
-                    _ => fields.progress_token,
-                };
-            }
+            self.read_request(&mut msg, method, params_ok, &mut problems, &mut extra);
         } else {
-            if matches!(msg.id, Id::Other(_)) {
-                problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
-            }
-            if let Some(e) = self.error {
-                let (valid, code) = error_shape(e);
-                msg.error_code = code;
-                if !valid {
-                    problems.push(Problem::InvalidRequest(
-                        "error is not {code: integer, message: string}",
-                    ));
-                }
-            }
-            match (msg.has_result, msg.has_error) {
-                (true, true) => problems.push(Problem::ResultAndError),
-                (false, false) => problems.push(Problem::NeitherResultNorError),
-                _ => {}
-            }
-            if let Some(r) = self.result
-                && r.starts_with('{')
-                && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
-            {
-                let f = result_fields(r);
-                if f.server_info.is_some() {
-                    extra.negotiated = f.protocol_version;
-                    extra.server_info = f.server_info;
-                }
-            }
+            self.read_response(&mut msg, &mut problems, &mut extra);
         }
         msg.problems = problems;
         if extra != Extra::default() {
             msg.extra = Some(Box::new(extra));
         }
         msg
+    }
+
+    /// A request's or notification's checks (method a string, params an
+    /// object or array, id not an object) and the `params` members few
+    /// messages have (cancel id, offered revision, progress token).
+    fn read_request(
+        self,
+        msg: &mut Message,
+        method: Option<Box<str>>,
+        params_ok: bool,
+        problems: &mut Vec<Problem>,
+        extra: &mut Extra,
+    ) {
+        if method.is_none() {
+            problems.push(Problem::InvalidRequest("method is not a string"));
+        } else if !params_ok {
+            problems.push(Problem::InvalidRequest(
+                "params is neither an object nor an array",
+            ));
+        } else if matches!(msg.id, Id::Other(_)) {
+            problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+        }
+        msg.method = method;
+        if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
+            let fields = params_fields(
+                self.params_members
+                    .unwrap_or_else(|| members_of(p, &PARAMS)),
+            );
+            match msg.method.as_deref() {
+                Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
+                Some("initialize") => extra.offered = fields.protocol_version,
+                _ => extra.offered = fields.meta_protocol_version,
+            }
+            extra.progress_token = match msg.method.as_deref() {
+                Some("notifications/progress") => fields.notified_token,
+                _ => fields.progress_token,
+            };
+        }
+    }
+
+    /// A response's checks (id, error shape, result and error) and the
+    /// revision and server an `initialize` result names.
+    fn read_response(self, msg: &mut Message, problems: &mut Vec<Problem>, extra: &mut Extra) {
+        if matches!(msg.id, Id::Other(_)) {
+            problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+        }
+        if let Some(e) = self.error {
+            let (valid, code) = error_shape(e);
+            msg.error_code = code;
+            if !valid {
+                problems.push(Problem::InvalidRequest(
+                    "error is not {code: integer, message: string}",
+                ));
+            }
+        }
+        match (msg.has_result, msg.has_error) {
+            (true, true) => problems.push(Problem::ResultAndError),
+            (false, false) => problems.push(Problem::NeitherResultNorError),
+            _ => {}
+        }
+        if let Some(r) = self.result
+            && r.starts_with('{')
+            && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
+        {
+            let f = result_fields(r);
+            if f.server_info.is_some() {
+                extra.negotiated = f.protocol_version;
+                extra.server_info = f.server_info;
+            }
+        }
     }
 }
 
