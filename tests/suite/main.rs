@@ -13,6 +13,7 @@ mod bad_input;
 mod blocks;
 mod cases;
 mod determinism;
+mod gaps;
 mod generated;
 mod hostile;
 mod html;

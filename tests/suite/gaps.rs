@@ -1,0 +1,103 @@
+//! Capture gaps: a finding that what the capture lost can explain is
+//! `info`, names the gap, and never fails `--fail-on error`
+//! (`tests/data/gaps/README.md`, and chrome-har's request bodies kept only
+//! as `postData.params` in `tests/data/real2`).
+
+use crate::common;
+use common::{mcp_audit, root};
+
+fn json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut a = args.to_vec();
+    a.push("--json");
+    let o = mcp_audit(&a);
+    (
+        o.status.code(),
+        serde_json::from_slice(&o.stdout).expect("summary.json"),
+    )
+}
+
+#[test]
+fn lost_responses_are_info_and_name_their_entry() {
+    let f = root().join("tests/data/gaps/lost_responses.har");
+    let (code, s) = json(&[f.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let found: Vec<(String, String, serde_json::Value, serde_json::Value)> = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["id"].clone(),
+                f["location"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "missing_response".into(),
+                "info".into(),
+                2.into(),
+                serde_json::json!({"entry": 1})
+            ),
+            (
+                "missing_response".into(),
+                "info".into(),
+                3.into(),
+                serde_json::json!({"entry": 2})
+            ),
+        ]
+    );
+    let details: Vec<&str> = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["detail"].as_str().unwrap())
+        .collect();
+    assert!(
+        details[0].contains("entry 1's response was not kept (a capture gap)"),
+        "{details:?}"
+    );
+    assert!(
+        details[1].contains("entry 2's response was not kept (a capture gap)"),
+        "{details:?}"
+    );
+    assert_eq!(s["findings_by_kind"]["stream_closed_before_response"], 0);
+    // --fail-on warning does not fail on info either.
+    let o = mcp_audit(&[f.to_str().unwrap(), "--fail-on", "warning", "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn chrome_har_params_only_bodies_are_gaps_not_faults() {
+    let f = root().join("tests/data/real2/har_browser-chrome-har__ts-streamable-sse.har");
+    let (code, s) = json(&[f.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    assert_eq!(s["findings_by_kind"]["unknown_id_response"], 24);
+    assert_eq!(s["findings_by_kind"]["missing_response"], 3);
+    for f in s["findings"].as_array().unwrap() {
+        assert_eq!(f["severity"], "info", "{f}");
+        assert!(
+            f["detail"].as_str().unwrap().contains("(a capture gap)"),
+            "{f}"
+        );
+    }
+    // No hint blames a peer for bodies the recorder did not keep.
+    let o = mcp_audit(&[f.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("hint:"), "{out}");
+}
+
+#[test]
+fn faults_still_give_their_hints() {
+    let f = root().join("tests/data/cases/b01_batch_reordered_by_balancer.har");
+    let o = mcp_audit(&[f.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("hint: batch responses came back reordered"),
+        "{out}"
+    );
+}
