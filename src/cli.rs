@@ -74,21 +74,21 @@ pub struct AnalyzeArgs {
     pub out: Option<PathBuf>,
     /// Redact secrets (Authorization, cookies, tokens, keys, passwords) in
     /// every output; the default.
-    #[arg(long, overrides_with = "no_redact")]
+    #[arg(long, conflicts_with = "no_redact")]
     pub redact: bool,
     /// Keep secrets as captured in every output.
-    #[arg(long, overrides_with = "redact")]
+    #[arg(long)]
     pub no_redact: bool,
     /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m;
     /// a bare number is milliseconds).
-    #[arg(long, default_value = "60s", value_parser = parse_duration_us)]
+    #[arg(long, default_value = "60s", value_parser = parse_duration_us, allow_hyphen_values = true)]
     pub timeout: i64,
     /// Floor of `slow_tail`, and how long a notification POST may be held
     /// (a bare number is milliseconds).
-    #[arg(long, default_value = "1s", value_parser = parse_duration_us)]
+    #[arg(long, default_value = "1s", value_parser = parse_duration_us, allow_hyphen_values = true)]
     pub slow: i64,
     /// `slow_tail` needs at least this many times the median latency.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
     pub slow_factor: f64,
     /// Exit 1 when a finding of this severity or above exists.
     #[arg(long, value_enum, default_value = "error")]
@@ -142,6 +142,9 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
     };
     match num.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * mul).round() as i64),
+        Ok(v) if v < 0.0 => Err(format!(
+            "`{text}` is negative; a duration is 0 or more (e.g. 60s, 1500ms, 2m)"
+        )),
         _ => Err(format!(
             "`{text}` is not a duration (use e.g. 60s, 1500ms, 2m)"
         )),
@@ -244,6 +247,30 @@ mod tests {
         assert_eq!(parse_duration_us("2m"), Ok(120_000_000));
         assert_eq!(parse_duration_us("250"), Ok(250_000));
         assert!(parse_duration_us("soon").is_err());
+    }
+
+    #[test]
+    fn negative_durations_and_conflicting_flags_get_our_words() {
+        let refused = |args: &[&str]| {
+            let argv = ["mcp-audit", "analyze", "in.log"].iter().chain(args);
+            Cli::try_parse_from(argv).expect_err("refused").to_string()
+        };
+        let e = refused(&["--timeout", "-5s"]);
+        assert!(
+            e.contains("`-5s` is negative; a duration is 0 or more (e.g. 60s, 1500ms, 2m)"),
+            "{e}"
+        );
+        let e = refused(&["--slow", "-1"]);
+        assert!(e.contains("`-1` is negative"), "{e}");
+        let e = refused(&["--redact", "--no-redact"]);
+        assert!(
+            e.contains("the argument '--redact' cannot be used with '--no-redact'"),
+            "{e}"
+        );
+        assert!(matches!(
+            checked(&["--slow-factor", "-2"]),
+            Err(UsageError::SlowFactor)
+        ));
     }
 
     fn checked(args: &[&str]) -> Result<RunConfig, UsageError> {

@@ -782,12 +782,31 @@ enum Cell<'s> {
 /// Appends `v` as text to `b` (formatted in `buf`, reused: no String per
 /// cell), empty text as null; integers, floats and booleans as
 /// `to_string` writes them, times by `format_rfc3339`.
+/// Whether a spreadsheet would read text cell `s` as a formula (CSV
+/// injection): it starts with `=`, `+`, `@`, a tab or a carriage return, or
+/// with `-` followed by anything but a digit (so `-1`, an id, stays a
+/// number). Such a cell is written with a leading `'`, which spreadsheets
+/// show as text; Parquet keeps the value as captured.
+fn spreadsheet_formula(s: &str) -> bool {
+    let mut c = s.chars();
+    match c.next() {
+        Some('=' | '+' | '@' | '\t' | '\r') => true,
+        Some('-') => c.next().is_some_and(|d| !d.is_ascii_digit()),
+        _ => false,
+    }
+}
+
 fn csv_cell(b: &mut StringChunkedBuilder, buf: &mut String, v: Option<Cell<'_>>) {
     use std::fmt::Write as _;
     buf.clear();
     let _ = match v {
         None => Ok(()),
-        Some(Cell::Str(s)) => buf.write_str(s),
+        Some(Cell::Str(s)) => {
+            if spreadsheet_formula(s) {
+                buf.push('\'');
+            }
+            buf.write_str(s)
+        }
         Some(Cell::Int(x)) => write!(buf, "{x}"),
         Some(Cell::Float(x)) => write!(buf, "{x}"),
         Some(Cell::Bool(x)) => write!(buf, "{x}"),
@@ -804,6 +823,26 @@ fn csv_cell(b: &mut StringChunkedBuilder, buf: &mut String, v: Option<Cell<'_>>)
 mod tests {
     use super::*;
     use crate::analyze::{Batch, Req, SessionResult};
+
+    #[test]
+    fn formulas_are_written_as_text() {
+        for f in [
+            "=HYPERLINK(\"x\")",
+            "+1+1",
+            "@SUM(A1)",
+            "-cmd|' /C calc'!A0",
+            "\tx",
+        ] {
+            assert!(spreadsheet_formula(f), "{f}");
+        }
+        for t in ["-1", "-32601", "tools/call", "", "a=b", "\"=x\"", "-"] {
+            assert!(!spreadsheet_formula(t), "{t}");
+        }
+        let df = DataFrame::new(2, vec![Column::new("m".into(), &["=cmd()", "-7"])]).unwrap();
+        let t = csv_text(&df, &["m"]).unwrap();
+        let got: Vec<Option<&str>> = t.column("m").unwrap().str().unwrap().iter().collect();
+        assert_eq!(got, vec![Some("'=cmd()"), Some("-7")]);
+    }
     use crate::record::{Direction, Id, Location};
 
     struct Plain;

@@ -4,9 +4,9 @@
 //! Members: message `msg` (or `message`, `payload`), direction `dir` (or
 //! `direction`), time `ts` (or `timestamp`, `time`; an ISO string, no zone →
 //! UTC; a number is not read) and an optional `session`. Direction values
-//! compare case-insensitively: `s2c`, `recv`, `receive`, `in`, `incoming`,
-//! `server->client`, `out_of_server` are server→client, any other string is
-//! client→server. Every non-blank line is traffic: a line that is no
+//! are read by [`direction`]: a known name either way (`s2c`, `recv`,
+//! `server_to_client`, `stdout`, `<-`; `c2s`, `send`, `out`, `stdin`,
+//! `->`, …), else client→server with one line per unknown value. Every non-blank line is traffic: a line that is no
 //! envelope is a `non_json_line` with no direction; an envelope whose message
 //! is not an object or array is one with its direction. The key is a
 //! non-empty string `session` (never split), else the file.
@@ -153,24 +153,72 @@ pub fn claims(line: &str) -> bool {
     read(line).is_some_and(|e| e.msg.is_some() && e.dir.is_some())
 }
 
+/// What a `dir` value says: a direction mcp-audit knows, or a string it
+/// does not know (read as client→server, and said once per value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirValue {
+    /// A known name of a direction.
+    Known(Direction),
+    /// Any other string, lower-cased.
+    Unknown(String),
+}
+
 /// The direction a `dir` value names (FORMATS.md table 8.2 row 11); `None`
-/// when it is not a string.
-pub fn direction(raw: &str) -> Option<Direction> {
+/// when it is not a string. Compared case-insensitively, with `_`, `-`,
+/// spaces and `>` arrows folded, so `server_to_client`, `Server-To-Client`
+/// and `server->client` are one name. Known server→client names: `s2c`,
+/// `sc`, `recv`, `receive`, `received`, `in`, `incoming`, `inbound`,
+/// `server to client`, `from server`, `out of server`, `stdout`, `<-`,
+/// `<`, `<<`; client→server: `c2s`, `cs`, `send`, `sent`, `out`,
+/// `outgoing`, `outbound`, `client to server`, `from client`, `stdin`,
+/// `->`, `>`, `>>`.
+pub fn direction(raw: &str) -> Option<DirValue> {
     let s = str_value(raw)?;
-    const S2C: [&str; 7] = [
+    let t = s.trim().to_ascii_lowercase();
+    match t.as_str() {
+        "<-" | "<" | "<<" | "<--" => return Some(DirValue::Known(Direction::S2c)),
+        "->" | ">" | ">>" | "-->" => return Some(DirValue::Known(Direction::C2s)),
+        _ => {}
+    }
+    let folded: String = t.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    const S2C: [&str; 14] = [
         "s2c",
+        "sc",
         "recv",
         "receive",
+        "received",
         "in",
         "incoming",
-        "server->client",
-        "out_of_server",
+        "inbound",
+        "servertoclient",
+        "serverclient",
+        "fromserver",
+        "outofserver",
+        "stdout",
+        "server2client",
     ];
-    if S2C.iter().any(|v| s.eq_ignore_ascii_case(v)) {
-        Some(Direction::S2c)
+    const C2S: [&str; 13] = [
+        "c2s",
+        "cs",
+        "send",
+        "sent",
+        "out",
+        "outgoing",
+        "outbound",
+        "clienttoserver",
+        "clientserver",
+        "fromclient",
+        "intoserver",
+        "stdin",
+        "client2server",
+    ];
+    Some(if S2C.contains(&folded.as_str()) {
+        DirValue::Known(Direction::S2c)
+    } else if C2S.contains(&folded.as_str()) {
+        DirValue::Known(Direction::C2s)
     } else {
-        Some(Direction::C2s)
-    }
+        DirValue::Unknown(t)
+    })
 }
 
 /// Parses an NDJSON envelope file (FORMATS.md §8.2 row 11, §8.3.7).
@@ -183,6 +231,8 @@ pub fn parse(input: Input<'_>) -> Parsed {
 struct Envelopes {
     /// A time member that is not a string was reported (once per file).
     number_ts_reported: bool,
+    /// Direction values not known, each reported once per file.
+    unknown_dirs: Vec<String>,
 }
 
 impl LineReader for Envelopes {
@@ -208,15 +258,31 @@ impl LineReader for Envelopes {
             ts,
             line: n,
         };
-        let Some(dir) = direction(dir_raw) else {
-            sink.error(
-                n,
-                &format!(
-                    "direction {} is not a string; the line is read as non-JSON",
-                    escape(dir_raw, 40)
-                ),
-            );
-            return sink.non_json(at, whole);
+        let dir = match direction(dir_raw) {
+            Some(DirValue::Known(d)) => d,
+            Some(DirValue::Unknown(v)) => {
+                if !self.unknown_dirs.contains(&v) {
+                    sink.error(
+                        n,
+                        &format!(
+                            "direction `{}` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server",
+                            escape(&str_value(dir_raw).unwrap_or_default(), 40)
+                        ),
+                    );
+                    self.unknown_dirs.push(v);
+                }
+                Direction::C2s
+            }
+            None => {
+                sink.error(
+                    n,
+                    &format!(
+                        "direction {} is not a string; the line is read as non-JSON",
+                        escape(dir_raw, 40)
+                    ),
+                );
+                return sink.non_json(at, whole);
+            }
         };
         at.direction = Some(dir);
         let payload = match env.members {
@@ -358,6 +424,56 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}"
         );
         assert!(matches!(&f.payload, Payload::Single(m) if m.kind == Kind::Request));
+    }
+
+    #[test]
+    fn direction_names() {
+        let d = |v: &str| direction(&format!("\"{v}\""));
+        for v in [
+            "s2c",
+            "server_to_client",
+            "Server-To-Client",
+            "from_server",
+            "stdout",
+            "<-",
+            "inbound",
+        ] {
+            assert_eq!(d(v), Some(DirValue::Known(Direction::S2c)), "{v}");
+        }
+        for v in [
+            "c2s",
+            "client-to-server",
+            "send",
+            "out",
+            "stdin",
+            "->",
+            "outgoing",
+        ] {
+            assert_eq!(d(v), Some(DirValue::Known(Direction::C2s)), "{v}");
+        }
+        assert_eq!(d("sideways"), Some(DirValue::Unknown("sideways".into())));
+        assert_eq!(direction("7"), None);
+        // An unknown value is read as client→server and said once.
+        let text = concat!(
+            "{\"dir\":\"sideways\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}}\n",
+            "{\"dir\":\"sideways\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"x\"}}\n",
+        );
+        let p = parse(Input {
+            file: 0,
+            name: "e.ndjson",
+            text,
+        });
+        assert_eq!(
+            p.errors,
+            vec!["line 1: direction `sideways` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server".to_string()]
+        );
+        assert_eq!(
+            got(&p)
+                .iter()
+                .filter(|r| r.2 == Some(Direction::C2s))
+                .count(),
+            2
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The shared line splitter of every line-log dialect (FORMATS.md §8.1
 //! "Lines"): a line ends at LF and one CR before it is dropped; U+0085,
-//! U+2028 and U+2029 are not line ends. Offsets and 1-based line numbers are
-//! exact.
+//! U+2028 and U+2029 are not line ends. A text with no LF at all but CRs
+//! (classic Mac line ends) ends its lines at CR. Offsets and 1-based line
+//! numbers are exact.
 
 /// One physical line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,8 @@ pub struct Lines<'a> {
     pos: usize,
     /// Number of the line last given out.
     number: u64,
+    /// The line end: LF, or CR for a text with CRs and no LF.
+    end: u8,
 }
 
 impl<'a> Lines<'a> {
@@ -42,7 +45,7 @@ impl<'a> Iterator for Lines<'a> {
             return None;
         }
         let start = self.pos;
-        let end = match memchr::memchr(b'\n', &bytes[start..]) {
+        let end = match memchr::memchr(self.end, &bytes[start..]) {
             Some(i) => {
                 self.pos = start + i + 1;
                 start + i
@@ -53,7 +56,7 @@ impl<'a> Iterator for Lines<'a> {
             }
         };
         let mut stop = end;
-        if stop > start && bytes[stop - 1] == b'\r' {
+        if self.end == b'\n' && stop > start && bytes[stop - 1] == b'\r' {
             stop -= 1;
         }
         self.number += 1;
@@ -68,10 +71,13 @@ impl<'a> Iterator for Lines<'a> {
 /// Iterates the lines of `text` (a final line without LF included; an empty
 /// text has no lines).
 pub fn lines(text: &str) -> Lines<'_> {
+    let b = text.as_bytes();
+    let cr_only = memchr::memchr(b'\n', b).is_none() && memchr::memchr(b'\r', b).is_some();
     Lines {
         text,
         pos: 0,
         number: 0,
+        end: if cr_only { b'\r' } else { b'\n' },
     }
 }
 
@@ -93,5 +99,18 @@ mod tests {
         assert_eq!(it.peek().map(|l| l.text), Some("a"));
         assert_eq!(it.next().map(|l| l.text), Some("a"));
         assert_eq!(it.peek().map(|l| (l.number, l.text)), Some((2, "b")));
+    }
+
+    #[test]
+    fn cr_only_text_ends_lines_at_cr() {
+        let got: Vec<(u64, u64, &str)> = lines("a\rbc\r\rd")
+            .map(|l| (l.number, l.offset, l.text))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(1, 0, "a"), (2, 2, "bc"), (3, 5, ""), (4, 6, "d")]
+        );
+        // With one LF anywhere, CRs are not line ends.
+        assert_eq!(lines("a\rb\nc").count(), 2);
     }
 }

@@ -210,7 +210,7 @@ fn stream_blocks(
             format!("{prefix}{e}")
         }
     }));
-    if walked.any_frame {
+    if walked.any_message {
         let none = format!(
             "no JSON-RPC traffic found (read as stdio {})",
             b.dialect.name()
@@ -339,7 +339,7 @@ struct SessionWalk<'c> {
     ready: Vec<Frame>,
     errors: Vec<String>,
     other_lines: u64,
-    any_frame: bool,
+    any_message: bool,
 }
 
 /// The sessions a [`SessionWalk`] walked, and what its blocks said.
@@ -347,7 +347,7 @@ struct Walked {
     results: Vec<analyze::SessionResult>,
     errors: Vec<String>,
     other_lines: u64,
-    any_frame: bool,
+    any_message: bool,
 }
 
 impl<'c> SessionWalk<'c> {
@@ -360,7 +360,7 @@ impl<'c> SessionWalk<'c> {
             ready: Vec::new(),
             errors,
             other_lines: 0,
-            any_frame: false,
+            any_message: false,
         }
     }
 
@@ -373,7 +373,9 @@ impl<'c> SessionWalk<'c> {
                 let Some((i, f)) = self.splitter.push(rec) else {
                     continue;
                 };
-                self.any_frame = true;
+                if frame_has_message(&f) {
+                    self.any_message = true;
+                }
                 if self.states.len() <= i {
                     self.states.resize_with(i + 1, || None);
                 }
@@ -406,7 +408,7 @@ impl<'c> SessionWalk<'c> {
             results,
             errors: self.errors,
             other_lines: self.other_lines,
-            any_frame: self.any_frame,
+            any_message: self.any_message,
         }
     }
 }
@@ -640,7 +642,10 @@ pub(crate) fn finish(
     // Read to the end, yet no traffic: say so, and exit 2, so that a gate
     // does not mistake an input it could not use for a clean capture.
     let mut fatal = fatal;
-    if parsed.records.is_empty()
+    if !parsed
+        .records
+        .iter()
+        .any(|r| matches!(r, Record::Frame(f) if frame_has_message(f)))
         && !parsed.incomplete
         && !parsed.format.is_empty()
         && parsed.format != "unknown"
@@ -673,6 +678,15 @@ pub(crate) fn finish(
         one_direction: parsed.one_direction,
         records: parsed.records,
         results: Vec::new(),
+    }
+}
+
+/// Whether a frame is JSON-RPC traffic (an object or an array): a capture
+/// of non-JSON lines only, or of lost bodies only, holds none.
+fn frame_has_message(f: &Frame) -> bool {
+    match &f.payload {
+        Payload::Single(_) | Payload::Batch(_) => true,
+        Payload::NonJson | Payload::Unparseable | Payload::Lost => false,
     }
 }
 

@@ -162,16 +162,16 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
         &head,
         "  ",
         &format!(
-            "{} input(s), {} session(s): {} messages ({} requests, {} notifications, {} responses), {} batches, {} paired, {} non-JSON lines",
-            r.inputs.len(),
-            t.sessions,
-            t.messages,
-            t.requests,
-            t.notifications,
-            t.responses,
-            t.batches,
+            "{}, {}: {} ({}, {}, {}), {}, {} paired, {}",
+            counted(r.inputs.len() as u64, "input"),
+            counted(t.sessions, "session"),
+            counted(t.messages, "message"),
+            counted(t.requests, "request"),
+            counted(t.notifications, "notification"),
+            counted(t.responses, "response"),
+            counted(t.batches, "batch"),
             t.pairs,
-            t.non_json_lines
+            counted(t.non_json_lines, "non-JSON line")
         ),
     );
     wrap(o, "  ", "    ", &lat(&a.latency));
@@ -245,8 +245,12 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
         "  ",
         "    ",
         &format!(
-            "{} requests, {} notifications, {} responses, {} batches, {} paired",
-            st.requests, st.notifications, st.responses, st.batches, st.pairs
+            "{}, {}, {}, {}, {} paired",
+            counted(st.requests, "request"),
+            counted(st.notifications, "notification"),
+            counted(st.responses, "response"),
+            counted(st.batches, "batch"),
+            st.pairs
         ),
     );
     wrap(o, "  ", "    ", &lat(&s.latency_ms));
@@ -284,6 +288,16 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
                 p.linked, p.requests_with_progress, p.after_response, silence, p.unlinked
             ),
         );
+    }
+}
+
+/// `n` and the noun, singular for one (`1 notification`, `2 batches`).
+fn counted(n: impl Into<u64>, noun: &str) -> String {
+    let n: u64 = n.into();
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "batch") => format!("{n} batches"),
+        _ => format!("{n} {noun}s"),
     }
 }
 
