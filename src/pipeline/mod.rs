@@ -39,12 +39,14 @@ pub struct Run {
     pub fatal: Vec<bool>,
     /// The analysis (redacted unless the run keeps secrets).
     pub analysis: Analysis,
+    /// What the folder walks left out, and why.
+    pub skipped: Vec<source::Skipped>,
 }
 
 impl Run {
     /// The run bundled for the renderers.
     pub fn report(&self) -> Report<'_> {
-        Report::new(&self.infos, &self.analysis)
+        Report::new(&self.infos, &self.analysis).with_skipped(&self.skipped)
     }
 }
 
@@ -52,7 +54,7 @@ impl Run {
 /// `--fail-on`, 2 an unreadable input).
 pub fn run(config: &RunConfig) -> Result<u8> {
     start_workers(config.threads);
-    let specs = expand(config)?;
+    let (specs, skipped) = expand(config)?;
     let progress = progress_for(config, &specs);
     let reading = Reading {
         format: config.format,
@@ -74,7 +76,8 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         .iter()
         .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
         .collect();
-    let run = analyze_loaded(&config.rules, config.redact, loaded, groups);
+    let mut run = analyze_loaded(&config.rules, config.redact, loaded, groups);
+    run.skipped = skipped;
     let rep = run.report();
     progress.stage("writing");
     if let Some(dir) = &config.out {
@@ -120,9 +123,13 @@ fn start_workers(threads: Option<usize>) {
 /// The inputs named on the command line, folders and patterns expanded.
 /// The run's own output folders are not inputs (a nightly job often
 /// writes them beside, or inside, the logs it reads).
-fn expand(config: &RunConfig) -> Result<Vec<InputSpec>> {
+fn expand(config: &RunConfig) -> Result<(Vec<InputSpec>, Vec<source::Skipped>)> {
     let own = config.own_folders();
-    let specs = source::expand_excluding(&config.inputs, &own);
+    let (specs, skipped) = source::expand_reporting(&config.inputs, &own);
+    // Nothing is left out in silence.
+    for line in skip_lines(&skipped) {
+        eprintln!("mcp-audit: {line}");
+    }
     if specs.is_empty() {
         let skipped = if own.is_empty() {
             String::new()
@@ -145,7 +152,48 @@ fn expand(config: &RunConfig) -> Result<Vec<InputSpec>> {
                 .join(", ")
         );
     }
-    Ok(specs)
+    Ok((specs, skipped))
+}
+
+/// The stderr lines naming what the walks left out: one per skipped
+/// folder, one per folder and reason for files (`DIR: skipped 25 files,
+/// each an expected-results file …: a.expected.json, …`); `summary.json`
+/// lists each path.
+fn skip_lines(skipped: &[source::Skipped]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut i = 0;
+    while i < skipped.len() {
+        let s = &skipped[i];
+        let parent = s.path.parent().map(Path::to_path_buf);
+        let mut j = i + 1;
+        while j < skipped.len()
+            && skipped[j].reason == s.reason
+            && skipped[j].path.parent().map(Path::to_path_buf) == parent
+        {
+            j += 1;
+        }
+        if j - i == 1 || parent.is_none() {
+            lines.push(format!("{}: skipped: {}", s.path.display(), s.reason));
+        } else {
+            let names: Vec<String> = skipped[i..j]
+                .iter()
+                .map(|x| {
+                    x.path
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                })
+                .collect();
+            lines.push(format!(
+                "{}: skipped {} files, each {}: {}",
+                parent.as_deref().unwrap_or(Path::new("")).display(),
+                j - i,
+                s.reason,
+                names.join(", ")
+            ));
+        }
+        i = j;
+    }
+    lines
 }
 
 /// The run's progress bar: drawn only when stderr is a terminal and `-q`
@@ -254,6 +302,7 @@ fn analyze_loaded(
         infos: g.infos,
         fatal: g.fatal,
         analysis,
+        skipped: Vec::new(),
     }
 }
 

@@ -58,7 +58,7 @@ impl serde::Serialize for Summary<'_> {
             }
             None => json!({"p50": null, "p90": null, "p99": null, "max": null, "count": 0}),
         };
-        let mut m = ser.serialize_map(Some(8))?;
+        let mut m = ser.serialize_map(Some(9))?;
         // serde_json's map order (sorted keys), as `json!` would give.
         m.serialize_entry(
             "findings",
@@ -85,6 +85,12 @@ impl serde::Serialize for Summary<'_> {
                 })
             }),
         )?;
+        let skipped: Vec<Value> = r
+            .skipped
+            .iter()
+            .map(|s| json!({"path": s.path.display().to_string(), "reason": s.reason}))
+            .collect();
+        m.serialize_entry("skipped", &skipped)?;
         m.serialize_entry(
             "totals",
             &totals(&t, r.inputs.iter().map(|i| i.other_lines).sum::<u64>()),

@@ -58,6 +58,8 @@ pub struct Report<'a> {
     pub analysis: &'a Analysis,
     /// Per-session summaries.
     pub sessions: Vec<SessionSummary>,
+    /// What the folder walks left out, and why (`summary.json` `skipped`).
+    pub skipped: &'a [crate::source::Skipped],
 }
 
 impl<'a> Report<'a> {
@@ -67,7 +69,14 @@ impl<'a> Report<'a> {
             inputs,
             analysis,
             sessions: analysis.session_summaries(),
+            skipped: &[],
         }
+    }
+
+    /// The same report, naming what the run's folder walks left out.
+    pub fn with_skipped(mut self, skipped: &'a [crate::source::Skipped]) -> Self {
+        self.skipped = skipped;
+        self
     }
 
     /// The display name of input `i`.

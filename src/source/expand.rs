@@ -14,6 +14,16 @@ use super::{InputKind, InputSpec};
 /// Directory levels walked below an argument.
 pub(super) const MAX_DEPTH: usize = 32;
 
+/// What a folder walk or glob left out, and why: said on stderr and in
+/// `summary.json` (`skipped`), never in silence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file or folder as found.
+    pub path: PathBuf,
+    /// Why it is not read.
+    pub reason: &'static str,
+}
+
 /// Turns the command-line paths into inputs (see the module doc for the
 /// rules): directories walked, globs expanded, pairs joined, rotated files
 /// ordered oldest first and grouped. Never fails: what cannot be used
@@ -29,6 +39,14 @@ pub fn expand(paths: &[PathBuf]) -> Vec<InputSpec> {
 /// each file once however it is named (`a.log`, `./a.log`, a symlink to
 /// it: the same canonical path).
 pub fn expand_excluding(paths: &[PathBuf], skip: &[PathBuf]) -> Vec<InputSpec> {
+    expand_reporting(paths, skip).0
+}
+
+/// [`expand_excluding`], also returning what the walks left out: the run's
+/// own output folders, earlier runs' output folders (a folder holding an
+/// mcp-audit `summary.json`), documents (`.md`) and expected-result files
+/// (`.expected.json`).
+pub fn expand_reporting(paths: &[PathBuf], skip: &[PathBuf]) -> (Vec<InputSpec>, Vec<Skipped>) {
     let skip: Vec<PathBuf> = skip
         .iter()
         .filter_map(|d| std::fs::canonicalize(d).ok())
@@ -39,7 +57,8 @@ pub fn expand_excluding(paths: &[PathBuf], skip: &[PathBuf]) -> Vec<InputSpec> {
         .filter(|p| p.is_file())
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
-    let mut items = collect_items(paths);
+    let mut skipped = Vec::new();
+    let mut items = collect_items(paths, &skip, &mut skipped);
     let mut seen = HashSet::new();
     items.retain(|it| match it {
         Item::File(p) => match std::fs::canonicalize(p) {
@@ -50,26 +69,33 @@ pub fn expand_excluding(paths: &[PathBuf], skip: &[PathBuf]) -> Vec<InputSpec> {
         },
         Item::Bad(_) => true,
     });
-    group_rotations(join_pairs(items))
+    (group_rotations(join_pairs(items)), skipped)
 }
 
 /// What the arguments name, in order: files (directories walked, globs
 /// expanded) and the arguments that name nothing to read.
-fn collect_items(paths: &[PathBuf]) -> Vec<Item> {
+fn collect_items(paths: &[PathBuf], own: &[PathBuf], skipped: &mut Vec<Skipped>) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
+    let mut w = Walk {
+        own,
+        skipped,
+        seen: HashSet::new(),
+    };
     for p in paths {
         let s = p.to_string_lossy();
         if p.is_dir() {
-            walk(p, &mut items);
+            w.seen.clear();
+            w.walk_in(p, &mut items, 0);
         } else if !p.exists() && s.contains(['*', '?', '[']) {
             match glob_paths(&s) {
                 Ok(found) => {
                     let before = items.len();
                     for f in found {
                         if f.is_dir() {
-                            walk(&f, &mut items);
-                        } else if !skipped(&f) {
-                            items.push(Item::File(f));
+                            w.seen.clear();
+                            w.walk_in(&f, &mut items, 0);
+                        } else {
+                            w.file(f, &mut items);
                         }
                     }
                     if items.len() == before {
@@ -96,40 +122,95 @@ pub(super) enum Item {
     Bad(InputKind),
 }
 
-/// Files a directory walk (or a glob) leaves out: expected results and docs.
-fn skipped(p: &Path) -> bool {
+/// Files a directory walk (or a glob) leaves out: expected results and
+/// docs, with the reason said.
+fn skip_reason(p: &Path) -> Option<&'static str> {
     let s = p.to_string_lossy();
-    s.ends_with(".expected.json") || s.ends_with(".md")
+    if s.ends_with(".expected.json") {
+        Some("an expected-results file (.expected.json), not a capture")
+    } else if s.ends_with(".md") {
+        Some("a document (.md), not a capture")
+    } else {
+        None
+    }
 }
 
-/// Walks `dir` (sorted, recursive); a directory already walked (same
-/// canonical path, e.g. through a symlink loop) is not walked again.
-fn walk(dir: &Path, out: &mut Vec<Item>) {
-    let mut seen = HashSet::new();
-    walk_in(dir, out, 0, &mut seen);
-}
-
-/// [`walk`] at `depth` levels below the argument.
-fn walk_in(dir: &Path, out: &mut Vec<Item>, depth: usize, seen: &mut HashSet<PathBuf>) {
-    if depth > MAX_DEPTH {
-        return;
+/// Whether `dir` is an mcp-audit output folder: it holds a `summary.json`
+/// with mcp-audit's top-level members (`schema_version` a number,
+/// `findings_by_kind` and `totals` objects). Read as a stream, keeping
+/// nothing, so a large summary costs only the time to skim it.
+fn is_output_folder(dir: &Path) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Marker {
+        schema_version: Option<u64>,
+        findings_by_kind: Option<serde::de::IgnoredAny>,
+        totals: Option<serde::de::IgnoredAny>,
     }
-    if let Ok(c) = std::fs::canonicalize(dir)
-        && !seen.insert(c)
-    {
-        return;
-    }
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        out.push(Item::File(dir.to_path_buf()));
-        return;
+    let Ok(f) = std::fs::File::open(dir.join("summary.json")) else {
+        return false;
     };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            walk_in(&p, out, depth + 1, seen);
-        } else if !skipped(&p) {
-            out.push(Item::File(p));
+    let m: Result<Marker, _> = serde_json::from_reader(std::io::BufReader::new(f));
+    m.is_ok_and(|m| {
+        m.schema_version.is_some() && m.findings_by_kind.is_some() && m.totals.is_some()
+    })
+}
+
+/// A folder walk: what it left out, the run's own output folders, the
+/// folders already walked (same canonical path, e.g. through a symlink
+/// loop).
+struct Walk<'a> {
+    own: &'a [PathBuf],
+    skipped: &'a mut Vec<Skipped>,
+    seen: HashSet<PathBuf>,
+}
+
+impl Walk<'_> {
+    /// A file found by a walk or a glob: an input, or skipped with its reason.
+    fn file(&mut self, p: PathBuf, out: &mut Vec<Item>) {
+        match skip_reason(&p) {
+            Some(reason) => self.skipped.push(Skipped { path: p, reason }),
+            None => out.push(Item::File(p)),
+        }
+    }
+
+    /// Walks `dir` (sorted, recursive) at `depth` levels below the
+    /// argument.
+    fn walk_in(&mut self, dir: &Path, out: &mut Vec<Item>, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let canonical = std::fs::canonicalize(dir).ok();
+        if let Some(c) = &canonical {
+            if !self.seen.insert(c.clone()) {
+                return;
+            }
+            if self.own.iter().any(|o| o == c) {
+                self.skipped.push(Skipped {
+                    path: dir.to_path_buf(),
+                    reason: "this run's own output folder (--out or --shard-dir)",
+                });
+                return;
+            }
+        }
+        if is_output_folder(dir) {
+            self.skipped.push(Skipped {
+                path: dir.to_path_buf(),
+                reason: "an mcp-audit output folder (its summary.json says so), not captures",
+            });
+            return;
+        }
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            out.push(Item::File(dir.to_path_buf()));
+            return;
+        };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                self.walk_in(&p, out, depth + 1);
+            } else {
+                self.file(p, out);
+            }
         }
     }
 }

@@ -71,7 +71,7 @@ pub use decompress::{
     decompress, decompressed_limit,
 };
 pub use evidence::{Excerpt, evidence};
-pub use expand::{expand, expand_excluding};
+pub use expand::{Skipped, expand, expand_excluding, expand_reporting};
 pub use read::{decode, head, read};
 
 /// Why an input cannot be read at all (the run goes on with the others).

@@ -223,7 +223,8 @@ fn own_output_folder_is_named_when_nothing_is_left() {
     assert_eq!(
         String::from_utf8_lossy(&o.stderr).trim(),
         format!(
-            "mcp-audit: no input files found in {d} (the run's own output folders are not read: {d})"
+            "mcp-audit: {d}: skipped: this run's own output folder (--out or --shard-dir)\n\
+             mcp-audit: no input files found in {d} (the run's own output folders are not read: {d})"
         )
     );
 }

@@ -252,7 +252,16 @@ fn fifo_own_outputs_twice_named_files_and_quoted_secrets() {
     // Again, with its outputs now inside the folder: none of them is read.
     let second = mcp_audit(&args);
     let err2 = String::from_utf8_lossy(&second.stderr).to_string();
-    assert_eq!(err2.lines().count(), err.lines().count(), "{err2}");
+    // One line more: the run's own output folder, named as skipped.
+    assert_eq!(err2.lines().count(), err.lines().count() + 1, "{err2}");
+    assert!(
+        err2.lines().any(|l| l
+            == format!(
+                "mcp-audit: {}: skipped: this run's own output folder (--out or --shard-dir)",
+                own.display()
+            )),
+        "{err2}"
+    );
     assert!(!err2.contains("summary.json"), "{err2}");
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(own.join("summary.json")).unwrap()).unwrap();
@@ -294,4 +303,35 @@ fn har_time_out_of_range_is_said_and_timings_used() {
         "{err}"
     );
     assert_eq!(s["latency_ms"]["max"].as_f64(), Some(7.0), "{s}");
+}
+
+/// Last night's outputs beside the logs are recognised by their
+/// summary.json and skipped with one line, whatever they are called; so
+/// are documents, each named on stderr and in summary.json `skipped`.
+#[test]
+fn earlier_runs_output_folders_are_skipped_and_named() {
+    let dir = out_dir("inputs_earlier_runs");
+    std::fs::copy(root().join(B04), dir.join("b04.log")).unwrap();
+    std::fs::write(dir.join("NOTES.md"), "# notes\n").unwrap();
+    let d = dir.to_str().unwrap();
+    let night1 = dir.join("night1");
+    let first = mcp_audit(&[d, "--out", night1.to_str().unwrap(), "-q"]);
+    assert_eq!(first.status.code(), Some(1));
+    std::fs::rename(&night1, dir.join("lastnight")).unwrap();
+    let o = mcp_audit(&[d, "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        vec![
+            format!("mcp-audit: {d}/NOTES.md: skipped: a document (.md), not a capture"),
+            format!(
+                "mcp-audit: {d}/lastnight: skipped: an mcp-audit output folder (its summary.json says so), not captures"
+            ),
+        ]
+    );
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["inputs"].as_array().unwrap().len(), 1);
+    assert_eq!(s["skipped"].as_array().unwrap().len(), 2);
+    assert_eq!(s["skipped"][1]["path"], format!("{d}/lastnight"));
 }
