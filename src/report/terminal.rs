@@ -324,7 +324,24 @@ fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: b
             .iter()
             .filter(|f| f.kind == k && f.severity() == sv)
             .collect();
-        let places: Vec<String> = of.iter().take(4).map(|f| f.location.describe()).collect();
+        // A finding in another file than the session's first (a rotated
+        // file, the other half of a pair) says which.
+        let home = r.file(s.input);
+        let places: Vec<String> = of
+            .iter()
+            .take(4)
+            .map(|f| {
+                let file = r.file_name(f.file);
+                if file == home || file.is_empty() {
+                    f.location.describe()
+                } else {
+                    let name = std::path::Path::new(file)
+                        .file_name()
+                        .map_or(file.into(), |n| n.to_string_lossy());
+                    format!("{} {}", sanitize(&name, 80), f.location.describe())
+                }
+            })
+            .collect();
         let more = if of.len() > 4 {
             format!(", +{} more", of.len() - 4)
         } else {

@@ -335,3 +335,24 @@ fn earlier_runs_output_folders_are_skipped_and_named() {
     assert_eq!(s["skipped"].as_array().unwrap().len(), 2);
     assert_eq!(s["skipped"][1]["path"], format!("{d}/lastnight"));
 }
+
+/// The terminal names the file of a finding that is not in the session's
+/// first file (the other half of a per-direction pair).
+#[test]
+fn terminal_names_the_half_a_finding_is_in() {
+    let dir = out_dir("inputs_pair_terminal");
+    let c2s = dir.join("x.client-to-server.jsonl");
+    std::fs::write(&c2s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
+    std::fs::write(
+        dir.join("x.server-to-client.jsonl"),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n",
+    )
+    .unwrap();
+    let o = mcp_audit(&[c2s.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("unknown_id_response ×1 at x.server-to-client.jsonl line 2"),
+        "{out}"
+    );
+}
