@@ -144,12 +144,52 @@ impl Render for Terminal {
 pub fn text(r: &Report<'_>, color: bool) -> String {
     let mut o = String::new();
     overview(&mut o, r, color);
-    for s in &r.sessions {
-        session(&mut o, r, s, color);
-        session_findings(&mut o, r, s, color);
+    // A big run folds: every session with findings up to a screenful, then
+    // one line for the rest (all of them are in --json and the files).
+    let shown = shown(r.sessions.len(), |i| {
+        r.sessions[i].findings_by_kind.values().any(|&n| n > 0)
+    });
+    for &i in &shown {
+        session(&mut o, r, &r.sessions[i], color);
+        session_findings(&mut o, r, &r.sessions[i], color);
+    }
+    if shown.len() < r.sessions.len() {
+        let rest = r.sessions.len() - shown.len();
+        let with = (0..r.sessions.len())
+            .filter(|i| !shown.contains(i))
+            .filter(|&i| r.sessions[i].findings_by_kind.values().any(|&n| n > 0))
+            .count();
+        o.push('\n');
+        wrap(
+            &mut o,
+            "",
+            "  ",
+            &format!(
+                "… and {} not shown ({with} of them with findings): every session is in --json and in --out's summary.json",
+                counted(rest as u64, "more session")
+            ),
+        );
     }
     footer(&mut o, r);
     o
+}
+
+/// At most this many sessions (and inputs without problems) are printed
+/// one by one; the rest are counted.
+pub const SCREENFUL: usize = 30;
+
+/// Which of `n` items to print, in order: all when they fit in a
+/// [`SCREENFUL`]; else the notable ones (`notable(i)`: findings, problems)
+/// first, then others, up to a screenful.
+fn shown(n: usize, notable: impl Fn(usize) -> bool) -> Vec<usize> {
+    if n <= SCREENFUL {
+        return (0..n).collect();
+    }
+    let mut pick: Vec<usize> = (0..n).filter(|&i| notable(i)).take(SCREENFUL).collect();
+    let room = SCREENFUL.saturating_sub(pick.len());
+    pick.extend((0..n).filter(|&i| !notable(i)).take(room));
+    pick.sort_unstable();
+    pick
 }
 
 /// The run's totals, latency and inputs (with their problems).
@@ -175,7 +215,15 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
         ),
     );
     wrap(o, "  ", "    ", &lat(&a.latency));
+    // Inputs with problems are always listed; others up to a screenful.
+    let quiet: Vec<usize> = (0..r.inputs.len())
+        .filter(|&i| r.inputs[i].errors.is_empty())
+        .collect();
+    let keep: std::collections::HashSet<usize> = quiet.iter().take(SCREENFUL).copied().collect();
     for (i, input) in r.inputs.iter().enumerate() {
+        if input.errors.is_empty() && !keep.contains(&i) {
+            continue;
+        }
         let first = format!("  input {}: ", i + 1);
         wrap(
             o,
@@ -203,6 +251,17 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
             );
         }
     }
+    if quiet.len() > SCREENFUL {
+        wrap(
+            o,
+            "  ",
+            "    ",
+            &format!(
+                "… and {} without problems not listed (all are in --json)",
+                counted((quiet.len() - SCREENFUL) as u64, "more input")
+            ),
+        );
+    }
 }
 
 /// A session's header: name, file, server, revision, counts, latency,
@@ -226,11 +285,15 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
         .server
         .as_ref()
         .map(|x| {
-            format!(
-                "server {} {}",
-                sanitize(&x.name, 60),
-                sanitize(&x.version, 30)
-            )
+            if x.version.trim().is_empty() {
+                format!("server {}", sanitize(&x.name, 60))
+            } else {
+                format!(
+                    "server {} {}",
+                    sanitize(&x.name, 60),
+                    sanitize(&x.version, 30)
+                )
+            }
         })
         .unwrap_or_else(|| "server unknown".into());
     let rev = s

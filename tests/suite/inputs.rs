@@ -356,3 +356,38 @@ fn terminal_names_the_half_a_finding_is_in() {
         "{out}"
     );
 }
+
+/// A run over many sessions folds the terminal summary after a screenful
+/// (sessions with findings first); `--json` keeps every session.
+#[test]
+fn big_runs_fold_the_terminal_summary() {
+    let dir = out_dir("inputs_many_sessions");
+    let corpus = dir.join("many.ndjson");
+    let made = std::process::Command::new("python3")
+        .arg(common::tool("gen_traffic.py"))
+        .args([
+            "--format",
+            "envelope",
+            "--sessions",
+            "100",
+            "--messages",
+            "20",
+        ])
+        .args(["--seed", "3", "--faults", "0", "--out"])
+        .arg(&corpus)
+        .output()
+        .expect("python3");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let o = mcp_audit(&[corpus.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let shown = out.lines().filter(|l| l.starts_with("session ")).count();
+    assert_eq!(shown, 30, "{out}");
+    assert!(out.contains("… and 70 more sessions not shown ("), "{out}");
+    let j = mcp_audit(&[corpus.to_str().unwrap(), "--json"]);
+    let s: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(s["sessions"].as_array().unwrap().len(), 100);
+}
