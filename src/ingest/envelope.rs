@@ -1,7 +1,8 @@
 //! NDJSON envelopes (FORMATS.md table 8.2 row 11, §8.3.7):
 //! `{"ts":"TS","dir":"c2s","session":"SID","msg":JSON}` per line.
 //!
-//! Members: message `msg` (or `message`, `payload`), direction `dir` (or
+//! Members: message `msg` (or `message`, `payload`; a JSON string holding
+//! the wire line is read as that line), direction `dir` (or
 //! `direction`), time `ts` (or `timestamp`, `time`; an ISO string, no zone →
 //! UTC; a number is not read) and an optional `session`. Direction values
 //! are read by [`direction`]: a known name either way (`s2c`, `recv`,
@@ -289,6 +290,11 @@ impl LineReader for Envelopes {
             // Read with the envelope: the same members `parse_payload`
             // would find, without a second pass over the message.
             Some(m) => Payload::Single(m.into_message()),
+            // Some recorders keep the wire line as a JSON string:
+            // `"msg": "{\"jsonrpc\":…}"` is that message.
+            None if msg.starts_with('"') => str_value(msg)
+                .and_then(|wire| parse_payload(&wire).ok())
+                .unwrap_or(Payload::NonJson),
             None => parse_payload(msg).unwrap_or(Payload::NonJson),
         };
         sink.frame(at, msg, payload);
@@ -424,6 +430,21 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}"
         );
         assert!(matches!(&f.payload, Payload::Single(m) if m.kind == Kind::Request));
+    }
+
+    #[test]
+    fn message_kept_as_the_wire_line_string() {
+        let text = concat!(
+            "{\"dir\":\"c2s\",\"msg\":\"{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":1,\\\"method\\\":\\\"ping\\\"}\"}\n",
+            "{\"dir\":\"s2c\",\"msg\":\"not json\"}\n",
+        );
+        let p = parse(Input {
+            file: 0,
+            name: "w.ndjson",
+            text,
+        });
+        let kinds: Vec<String> = got(&p).into_iter().map(|r| r.4).collect();
+        assert_eq!(kinds, vec!["Request".to_string(), "nonjson".to_string()]);
     }
 
     #[test]
