@@ -17,11 +17,78 @@ use crate::record::{Direction, Kind, Member, Parsed, Payload};
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "bare";
 
-/// Row 12 claims the line: a JSON object or array (FORMATS.md §8.2; row 11
-/// is tried first).
+/// Row 12 claims the line: a JSON-RPC message or batch (FORMATS.md §8.2;
+/// row 11 is tried first). A line that merely parses as JSON does not:
+/// an object must have `jsonrpc` or `method`, or `id` with `result` or
+/// `error`; an array must be empty or start with such an object. So a
+/// `package.json`, a JSON log line or mcp-remote's `[30601]` (a PID in
+/// brackets) never makes a file bare NDJSON.
 pub fn claims(line: &str) -> bool {
     let t = line.trim();
-    (t.starts_with('{') || t.starts_with('[')) && serde_json::from_str::<IgnoredAny>(t).is_ok()
+    if t.starts_with('{') {
+        serde_json::from_str::<Shape>(t).is_ok_and(|s| s.is_jsonrpc())
+    } else if t.starts_with('[') {
+        serde_json::from_str::<FirstMember>(t).is_ok_and(|f| f.0.is_none_or(|s| s.is_jsonrpc()))
+    } else {
+        false
+    }
+}
+
+/// Which JSON-RPC members an object has (values skipped, `null` counts as
+/// present).
+#[derive(serde::Deserialize)]
+struct Shape {
+    #[serde(default)]
+    jsonrpc: Present,
+    #[serde(default)]
+    method: Present,
+    #[serde(default)]
+    id: Present,
+    #[serde(default)]
+    result: Present,
+    #[serde(default)]
+    error: Present,
+}
+
+impl Shape {
+    fn is_jsonrpc(&self) -> bool {
+        self.jsonrpc.0 || self.method.0 || (self.id.0 && (self.result.0 || self.error.0))
+    }
+}
+
+/// A member that is there, whatever its value.
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> serde::Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Present(true))
+    }
+}
+
+/// An array's first member as a [`Shape`] (`None` for `[]`), the rest
+/// skipped; an array whose first member is no object is no batch.
+struct FirstMember(Option<Shape>);
+
+impl<'de> serde::Deserialize<'de> for FirstMember {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = FirstMember;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON-RPC batch")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<FirstMember, A::Error> {
+                let first: Option<Shape> = seq.next_element()?;
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(FirstMember(first))
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 /// The direction bare NDJSON gives a payload (FORMATS.md §8.3.7): c2s when
@@ -69,6 +136,30 @@ mod tests {
     use crate::record::Record;
 
     #[test]
+    fn only_json_rpc_lines_are_claimed() {
+        for yes in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"method":"notifications/initialized"}"#,
+            r#"{"id":1,"result":null}"#,
+            r#"{"id":null,"error":{"code":-32700,"message":"x"}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+            "[]",
+        ] {
+            assert!(claims(yes), "{yes}");
+        }
+        for no in [
+            r#"{"a":1}"#,
+            r#"{"name":"pkg","version":"1.0.0","scripts":{"test":"x"}}"#,
+            r#"{"level":"info","msg":"started","id":3}"#,
+            "[30601]",
+            r#"["a",{"jsonrpc":"2.0"}]"#,
+            r#"{"jsonrpc":"2.0""#,
+        ] {
+            assert!(!claims(no), "{no}");
+        }
+    }
+
+    #[test]
     fn directions_by_method() {
         let text = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n\
                     \n\
@@ -109,8 +200,15 @@ mod tests {
             ]
         );
         assert_eq!((p.dialect, p.other_lines), ("bare", 0));
+        // JSON that is no JSON-RPC message is not claimed (see
+        // only_json_rpc_lines_are_claimed).
         assert!(
-            claims(" [1] ") && claims("{}") && !claims("null") && !claims("{") && !claims("{} x")
+            claims(" [] ")
+                && !claims(" [1] ")
+                && !claims("{}")
+                && !claims("null")
+                && !claims("{")
+                && !claims("{} x")
         );
     }
 }

@@ -120,9 +120,11 @@ mod tests {
             Format::Lines(Dialect::Bare)
         );
         assert_eq!(
-            detect("{\"jsonrpc\":\"2.0\"\n[1]\n"),
+            detect("{\"jsonrpc\":\"2.0\"\n[{\"id\":1,\"result\":{}}]\n"),
             Format::Lines(Dialect::Bare)
         );
+        // JSON that is no JSON-RPC never makes a file bare NDJSON.
+        assert_eq!(detect("{\"name\":\"pkg\"}\n[1]\n"), Format::Unknown);
         assert_eq!(detect(""), Format::Unknown);
         assert_eq!(
             detect("[Trace - 1:24:27 PM] Sending notification 'x'.\n"),
