@@ -43,12 +43,7 @@ pub fn parse_block(
         prov.offset += offset;
     }
     for e in &mut p.errors {
-        if let Some(rest) = e.strip_prefix("line ")
-            && let Some((n, tail)) = rest.split_once(':')
-            && let Ok(n) = n.parse::<u64>()
-        {
-            *e = format!("line {}:{tail}", n + shift_line);
-        }
+        e.shift_lines(shift_line);
     }
     p
 }

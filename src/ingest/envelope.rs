@@ -346,7 +346,7 @@ mod tests {
         );
         // Errors: the unreadable "x" timestamp, the number ts, the number dir.
         assert_eq!(p.errors.len(), 3, "{:?}", p.errors);
-        assert!(p.errors[0].starts_with("line 6: "));
+        assert!(p.errors[0].to_string().starts_with("line 6: "));
         assert_eq!(p.other_lines, 0);
         // Provenance points at the message member.
         let Some(Record::Frame(f)) = p.records.first() else {
