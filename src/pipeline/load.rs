@@ -67,7 +67,7 @@ pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
                 errors: spec
                     .error()
                     .iter()
-                    .map(|e| source_problem(e).to_string())
+                    .map(|e| Diagnostic::from(e).to_string())
                     .collect(),
                 ..Default::default()
             },
@@ -248,7 +248,7 @@ fn read_blocks(
     let (mut blocks, mut read_error) = read_round(reader, b, per_round);
     loop {
         if let Some(e) = read_error.take() {
-            read.errors.push(source_problem(&e));
+            read.errors.push(Diagnostic::from(&e));
             read.fatal = true;
         }
         if blocks.is_empty() {
@@ -470,14 +470,14 @@ fn read_halves(
             Ok(f) => {
                 errors.extend(named(&f.display, &f.warnings));
                 if let Some(d) = &f.damage {
-                    errors.push(stream_problem(d));
+                    errors.push(Diagnostic::from(d));
                     fatal = true;
                 }
                 halves.push(Some(f));
             }
             Err(source::SourceError::NotFound(_)) => halves.push(None),
             Err(e) => {
-                errors.push(source_problem(&e));
+                errors.push(Diagnostic::from(&e));
                 fatal = true;
                 halves.push(None);
             }
@@ -564,7 +564,7 @@ fn decode_problems(
     damage: Option<&source::StreamError>,
 ) -> (Vec<Diagnostic>, bool) {
     let mut problems = named(display, warnings);
-    problems.extend(damage.map(stream_problem));
+    problems.extend(damage.map(Diagnostic::from));
     (problems, damage.is_some())
 }
 
@@ -576,17 +576,6 @@ fn named(display: &str, warnings: &[String]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// A file that cannot be read (or only in part): `source`'s error, whose
-/// text names the file. Fatal.
-fn source_problem(e: &source::SourceError) -> Diagnostic {
-    Diagnostic::whole(e.to_string()).fatal()
-}
-
-/// A damaged compressed stream: its text names the file. Fatal.
-fn stream_problem(e: &source::StreamError) -> Diagnostic {
-    Diagnostic::whole(e.to_string()).fatal()
-}
-
 /// An input that cannot be read: one fatal error line.
 fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -596,7 +585,7 @@ fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
             format: "unknown".into(),
             dialect: "unknown".into(),
             bytes,
-            errors: vec![source_problem(&e).to_string()],
+            errors: vec![Diagnostic::from(&e).to_string()],
             ..Default::default()
         },
         records: Vec::new(),
