@@ -82,6 +82,17 @@ impl Diagnostic {
         }
     }
 
+    /// The same problem shown as `line`, a whole line (its redacted text,
+    /// say): input and place are then part of it.
+    pub fn shown_as(&self, line: String) -> Self {
+        Diagnostic {
+            input: None,
+            location: None,
+            message: line,
+            fatal: self.fatal,
+        }
+    }
+
     /// Moves the place `lines` lines down (a block of a line log parsed
     /// alone, whose line 1 is line `lines + 1` of the file).
     pub fn shift_lines(&mut self, lines: u64) {
@@ -118,6 +129,13 @@ impl fmt::Display for Diagnostic {
             write!(f, "{place}")?;
         }
         f.write_str(&self.message)
+    }
+}
+
+/// As its line (`summary.json` `inputs[].errors` is an array of strings).
+impl serde::Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 

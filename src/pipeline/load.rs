@@ -64,11 +64,7 @@ pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
                 file: spec.display(),
                 format: "unknown".into(),
                 dialect: "unknown".into(),
-                errors: spec
-                    .error()
-                    .iter()
-                    .map(|e| Diagnostic::from(e).to_string())
-                    .collect(),
+                errors: spec.error().iter().map(Diagnostic::from).collect(),
                 ..Default::default()
             },
             records: Vec::new(),
@@ -585,7 +581,7 @@ fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
             format: "unknown".into(),
             dialect: "unknown".into(),
             bytes,
-            errors: vec![Diagnostic::from(&e).to_string()],
+            errors: vec![Diagnostic::from(&e)],
             ..Default::default()
         },
         records: Vec::new(),
@@ -666,8 +662,8 @@ fn no_traffic(display: &str, parsed: &Parsed) -> Diagnostic {
     .fatal()
 }
 
-/// An input as the run reports it, its problems formatted (once) into the
-/// lines every output shows.
+/// An input as the run reports it, with its problems (each output writes
+/// them as lines: `Diagnostic`'s `Display`).
 fn loaded(
     display: String,
     bytes: u64,
@@ -689,7 +685,7 @@ fn loaded(
             dialect: known(parsed.dialect),
             sessions: 0,
             bytes,
-            errors: problems.iter().map(Diagnostic::to_string).collect(),
+            errors: problems,
             other_lines: parsed.other_lines,
             partner: None,
         },
