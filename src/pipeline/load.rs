@@ -1,7 +1,8 @@
 //! Loading inputs: one [`InputSpec`] → [`Loaded`] (its records, or the
 //! sessions already walked when a large line log is read block by block),
-//! with the error lines that name what went wrong. Files are read through
-//! `source`; nothing here writes anywhere but the progress bar.
+//! with the diagnostics that say what went wrong (`crate::diag`). Files
+//! are read through `source`; nothing here writes anywhere but the
+//! progress bar.
 
 use std::path::Path;
 
@@ -174,9 +175,9 @@ struct Blocks {
     safe: fn(&[u8]) -> bool,
 }
 
-/// [`stream_lines`] on a reader: `before` are the error lines of problems
-/// found while decoding the file, `damaged` whether those make the input
-/// incomplete (a damaged compressed stream: the run exits 2).
+/// [`stream_lines`] on a reader: `before` are the problems found while
+/// decoding the file, `damaged` whether those make the input incomplete
+/// (a damaged compressed stream: the run exits 2).
 fn stream_blocks(
     mut reader: source::BlockReader,
     display: String,
@@ -572,7 +573,7 @@ fn named(display: &str, warnings: &[String]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// An input that cannot be read: one fatal error line.
+/// An input that cannot be read: one fatal diagnostic.
 fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     Loaded {

@@ -114,7 +114,7 @@ impl<'t> EntrySink<'t> {
     }
 
     /// A problem at entry `i`.
-    fn error(&mut self, i: u64, msg: String) {
+    fn error(&mut self, i: u64, msg: impl Into<String>) {
         self.parsed.errors.push(Diagnostic::entry(i, msg));
     }
 
@@ -137,14 +137,14 @@ impl<'t> EntrySink<'t> {
             ws,
         } = e;
         let Some(req) = request.0 else {
-            self.error(i, "no `request` object; skipped".to_string());
+            self.error(i, "no `request` object; skipped");
             return Ok(());
         };
         if req.method.0.is_none() && req.url.0.is_none() {
             // serde reads a struct from an array too: `"request": [1, 2]`.
             self.error(
                 i,
-                "`request` has no method and no URL (not a request object); skipped".to_string(),
+                "`request` has no method and no URL (not a request object); skipped",
             );
             return Ok(());
         }
@@ -191,12 +191,7 @@ impl<'t> EntrySink<'t> {
         if method == "POST" {
             match req.post_data.0 {
                 Some(pd) => self.request_frame(pd, times.request, &shared),
-                None => {
-                    self.error(
-                        i,
-                        "POST without `postData` (its body was not captured); its messages are unknown".to_string());
-                    self.lost_request(times.request, &shared);
-                }
+                None => self.no_post_data(times.request, &shared),
             }
         }
         self.response_frames(read.frames, times.response, &shared);
@@ -233,7 +228,7 @@ impl<'t> EntrySink<'t> {
         if start.is_none() {
             self.error(
                 i,
-                "`startedDateTime` missing or not a timestamp; its frames have no time".to_string(),
+                "`startedDateTime` missing or not a timestamp; its frames have no time",
             );
         }
         let dur_ms = self.duration_ms(i, time, timings);
@@ -269,8 +264,8 @@ impl<'t> EntrySink<'t> {
             };
             self.error(
                 i,
-                format!("`time` {shown} ms is out of range (0 to one year); its duration is taken from `timings`"
-            ));
+                format!("`time` {shown} ms is out of range (0 to one year); its duration is taken from `timings`"),
+            );
         }
         stated.filter(in_range).or_else(|| {
             let t = timings?;
@@ -291,13 +286,14 @@ impl<'t> EntrySink<'t> {
         if !has_response {
             self.error(
                 i,
-                "no response object (the capture did not keep it); the answers to its requests are unknown".to_string());
+                "no response object (the capture did not keep it); the answers to its requests are unknown",
+            );
         }
         let resp = response.unwrap_or_default();
         if has_response && resp.status.0.as_ref().and_then(Num::finite).is_none() {
             self.error(
                 i,
-                "response status missing or not a number; read as 0 (no response)".to_string(),
+                "response status missing or not a number; read as 0 (no response)",
             );
         }
         resp
@@ -392,8 +388,7 @@ impl<'t> EntrySink<'t> {
         if pd.text.0.is_none() {
             self.error(
                 i,
-                "POST body not captured (postData has no text); its messages are unknown"
-                    .to_string(),
+                "POST body not captured (postData has no text); its messages are unknown",
             );
             self.lost_request(ts, shared);
             return;
@@ -426,6 +421,15 @@ impl<'t> EntrySink<'t> {
             payload,
             http: Some(shared.http(true, 0)),
         }));
+    }
+
+    /// A POST entry without `postData`: its body was not captured.
+    fn no_post_data(&mut self, ts: Option<Micros>, shared: &Shared<'_>) {
+        self.error(
+            shared.entry,
+            "POST without `postData` (its body was not captured); its messages are unknown",
+        );
+        self.lost_request(ts, shared);
     }
 
     /// A request body the capture did not keep: a frame with no messages
