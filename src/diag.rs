@@ -160,4 +160,22 @@ mod tests {
         assert_eq!(h.to_string(), "c.jsonl: c.jsonl line 12: y");
         assert_eq!(Diagnostic::whole("z").named("f").to_string(), "f: z");
     }
+
+    #[test]
+    fn source_errors_read_the_same_as_diagnostics() {
+        use crate::source::SourceError;
+        for e in [
+            SourceError::NotFound("a.log".into()),
+            SourceError::Blank("b.log".into(), 3),
+            SourceError::BadPattern("*[".into(), "unclosed".into()),
+        ] {
+            let d = Diagnostic::from(&e);
+            assert!(d.fatal && d.input.as_deref() == Some(e.file()));
+            assert_eq!(d.to_string(), e.to_string());
+        }
+        assert_eq!(
+            SourceError::Blank("b.log".into(), 3).to_string(),
+            "b.log: holds only whitespace (3 bytes), nothing to analyse"
+        );
+    }
 }
