@@ -104,7 +104,7 @@ fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded 
         && let Some(safe) = ingest::chunk::safe_start(d)
     {
         let display = path.display().to_string();
-        let (before, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+        let (before, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
         let reader = source::BlockReader::from_text(&display, file.text, file.bytes);
         let blocks = Blocks {
             file_index,
@@ -197,7 +197,7 @@ fn stream_blocks(
         ..Default::default()
     };
     r.progress.read(reader.bytes.saturating_sub(read.bytes), 0);
-    let mut problems = named(&display, &reader.warnings);
+    let mut problems = std::mem::take(&mut reader.warnings);
     let mut fatal = read.fatal || damaged;
     // The blocks' records went to the walkers: whether the file held
     // traffic is whether any frame reached one.
@@ -465,7 +465,7 @@ fn read_halves(
     for r in [source::read(c2s), source::read(s2c)] {
         match r {
             Ok(f) => {
-                errors.extend(named(&f.display, &f.warnings));
+                errors.extend(f.warnings.iter().cloned());
                 if let Some(d) = &f.damage {
                     errors.push(Diagnostic::from(d));
                     fatal = true;
@@ -527,7 +527,7 @@ fn stream_har(path: &Path, file_index: u32, format: InputFormat) -> Option<Loade
     }
     drop((chunk, spare));
     let parsed = har.finish();
-    let (errors, damaged) = decode_problems(&display, &src.warnings, src.damage.as_ref());
+    let (errors, damaged) = decode_problems(&src.warnings, src.damage.as_ref());
     Some(finish(display, src.bytes, parsed, errors, damaged))
 }
 
@@ -552,25 +552,15 @@ fn surely_har(first: &[u8]) -> bool {
     whole || log_first || (body.contains('\n') && body.len() >= 64 << 10)
 }
 
-/// What decoding a file found (invalid UTF-8, each named after the file,
-/// then a damaged compressed stream) and whether the input is incomplete
-/// (the run then exits 2).
+/// What decoding a file found (invalid UTF-8, then a damaged compressed
+/// stream) and whether the input is incomplete (the run then exits 2).
 fn decode_problems(
-    display: &str,
-    warnings: &[String],
+    warnings: &[Diagnostic],
     damage: Option<&source::StreamError>,
 ) -> (Vec<Diagnostic>, bool) {
-    let mut problems = named(display, warnings);
+    let mut problems = warnings.to_vec();
     problems.extend(damage.map(Diagnostic::from));
     (problems, damage.is_some())
-}
-
-/// The warnings `source` gave while decoding file `display`, named after it.
-fn named(display: &str, warnings: &[String]) -> Vec<Diagnostic> {
-    warnings
-        .iter()
-        .map(|w| Diagnostic::whole(w.as_str()).named(display))
-        .collect()
 }
 
 /// An input that cannot be read: one fatal diagnostic.
@@ -617,7 +607,7 @@ fn load_read(
     let parsed = ingest::parse(input, fmt);
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
-    let (errors, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+    let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
     let mut l = finish(display, file.bytes, parsed, errors, damaged);
     if fmt == Format::Unknown {
         l.fatal = true;

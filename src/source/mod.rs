@@ -182,8 +182,9 @@ pub struct SourceFile {
     pub text: String,
     /// Size on disk, bytes (compressed size for a compressed file).
     pub bytes: u64,
-    /// Recoverable decoding problems (invalid UTF-8 at byte N).
-    pub warnings: Vec<String>,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N), named
+    /// after the file.
+    pub warnings: Vec<crate::diag::Diagnostic>,
     /// The compression found by magic bytes, if any.
     pub compression: Option<Compression>,
     /// A damaged compressed stream whose whole lines before the damage are
