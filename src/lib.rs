@@ -16,6 +16,7 @@
 pub mod analyze;
 pub mod cli;
 pub mod config;
+pub mod diag;
 pub mod ingest;
 pub mod mem;
 pub mod pipeline;

@@ -43,12 +43,7 @@ pub fn parse_block(
         prov.offset += offset;
     }
     for e in &mut p.errors {
-        if let Some(rest) = e.strip_prefix("line ")
-            && let Some((n, tail)) = rest.split_once(':')
-            && let Ok(n) = n.parse::<u64>()
-        {
-            *e = format!("line {}:{tail}", n + shift_line);
-        }
+        e.shift_lines(shift_line);
     }
     p
 }
@@ -56,6 +51,7 @@ pub fn parse_block(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Place;
 
     #[test]
     fn blocks_keep_file_numbering() {
@@ -71,6 +67,18 @@ mod tests {
             .collect();
         // The message starts at byte 47 of line 1; line 2 at byte 86.
         assert_eq!(locs, vec![(4, Some(101), 5047), (4, Some(102), 5086)]);
+        // A problem keeps its line in the file's numbering too.
+        let bad = "{\"ts\":\"2025-13-45T00:00:00Z\",\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}}\n";
+        let p = parse_block(
+            4,
+            "f.ndjson",
+            &format!("{text}{bad}"),
+            101,
+            5000,
+            Dialect::Envelope,
+        );
+        let lines: Vec<_> = p.errors.iter().map(|e| e.location.clone()).collect();
+        assert_eq!(lines, vec![Some(Place::Line(103))], "{:?}", p.errors);
         let claude = safe_start(Dialect::Claude).unwrap();
         assert!(claude(b"2025-01-01T00:00:00.000Z [x] [info] hi"));
         assert!(!claude(b"  metadata: {"));

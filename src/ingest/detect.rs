@@ -10,6 +10,7 @@ pub use super::formats::{Dialect, parse_lines};
 use super::grammar::{escape, is_blank};
 use super::input::Input;
 use super::lines::lines;
+use crate::diag::Diagnostic;
 
 /// Decides the format of a whole input (FORMATS.md §8.1): a HAR document
 /// (one JSON value with a `log` object; §4), a raw SSE capture (first
@@ -53,24 +54,24 @@ fn claimed(s: &str, kind: fn(Claim) -> Option<ClaimTest>) -> Option<Format> {
         .map(|row| row.format)
 }
 
-/// The one-line message for an input no dialect recognises (FORMATS.md
-/// §8.1): the file's name and the first two non-blank lines, quoted,
-/// shortened and with control characters escaped.
-pub fn unknown_message(input: Input<'_>) -> String {
-    let name = escape(input.name, usize::MAX);
+/// The problem of an input no dialect recognises (FORMATS.md §8.1): its
+/// first two non-blank lines, quoted, shortened and with control
+/// characters escaped (the run names the file). Fatal: nothing is read.
+pub fn unknown_message(input: Input<'_>) -> Diagnostic {
     let firsts: Vec<String> = lines(input.text)
         .filter(|l| !is_blank(l.text))
         .take(2)
         .map(|l| format!("line {} \"{}\"", l.number, escape(l.text, 60)))
         .collect();
-    if firsts.is_empty() {
-        format!("{name}: no known format: the input holds no non-blank line")
+    let message = if firsts.is_empty() {
+        "no known format: the input holds no non-blank line".to_string()
     } else {
         format!(
-            "{name}: no known format (not HAR, not SSE, no line of a FORMATS.md §8.2 dialect); first lines: {}",
+            "no known format (not HAR, not SSE, no line of a FORMATS.md §8.2 dialect); first lines: {}",
             firsts.join(", ")
         )
-    }
+    };
+    Diagnostic::whole(message).fatal()
 }
 
 #[cfg(test)]
@@ -156,11 +157,14 @@ mod tests {
 
     #[test]
     fn unknown_message_is_one_escaped_line() {
-        let m = unknown_message(Input {
+        let d = unknown_message(Input {
             file: 0,
             name: "a.log",
             text: "\n  \nhello \u{1b}[31m \"x\"\tand a very long tail that goes on and on and on and on and on\nsecond\nthird",
         });
+        // The run names the file; nothing is read.
+        assert!(d.input.is_none() && d.location.is_none() && d.fatal);
+        let m = d.named("a.log").to_string();
         assert!(!m.contains('\n') && !m.contains('\u{1b}'), "{m}");
         assert!(
             m.starts_with("a.log: ") && m.contains("line 3 \"hello \\u{1b}[31m \\\"x\\\"\\t"),
@@ -176,6 +180,7 @@ mod tests {
                 name: "e",
                 text: "\n\n"
             })
+            .message
             .contains("no non-blank line")
         );
     }
@@ -401,7 +406,7 @@ mod samples {
                     match (detect(&text), dialect) {
                         (Format::Lines(d), Some(w)) => assert_eq!(d, *w, "{file}"),
                         (Format::Unknown, None) => {
-                            let m = unknown_message(input);
+                            let m = unknown_message(input).named(file.as_str()).to_string();
                             assert!(m.contains(&file) && m.contains("[Trace - "), "{m}");
                             continue;
                         }
@@ -473,7 +478,7 @@ mod samples {
                     let p = match detect(t) {
                         Format::Lines(d) => parse_lines(input, d),
                         _ => {
-                            assert!(!unknown_message(input).contains('\n'));
+                            assert!(!unknown_message(input).message.contains('\n'));
                             cut += 7;
                             continue;
                         }

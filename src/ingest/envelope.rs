@@ -418,7 +418,7 @@ mod tests {
         );
         // Errors: the unreadable "x" timestamp, the number ts, the number dir.
         assert_eq!(p.errors.len(), 3, "{:?}", p.errors);
-        assert!(p.errors[0].starts_with("line 6: "));
+        assert!(p.errors[0].to_string().starts_with("line 6: "));
         assert_eq!(p.other_lines, 0);
         // Provenance points at the message member.
         let Some(Record::Frame(f)) = p.records.first() else {
@@ -486,7 +486,10 @@ mod tests {
         });
         assert_eq!(
             p.errors,
-            vec!["line 1: direction `sideways` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server".to_string()]
+            vec![crate::diag::Diagnostic::line(
+                1,
+                "direction `sideways` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server"
+            )]
         );
         assert_eq!(
             got(&p)

@@ -152,7 +152,9 @@ mod tests {
         assert_eq!(p.other_lines, 7);
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(
-            p.errors[0].starts_with("line 12: util.inspect body read only in part"),
+            p.errors[0]
+                .to_string()
+                .starts_with("line 12: util.inspect body read only in part"),
             "{:?}",
             p.errors
         );

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use super::input::Input;
 use super::lines::{Line, Lines};
 use super::sink::{At, LineReader, LineSink, read_lines};
+use crate::diag::Diagnostic;
 use crate::record::{Direction, Kind, Member, Message, Parsed, Payload, Record, Split, ValidId};
 
 /// The dialect's name (`Parsed.dialect`).
@@ -74,8 +75,13 @@ impl LineReader for Half<'_> {
 }
 
 /// Reads one half: every non-blank line in direction `dir`.
-fn read_half(input: Input<'_>, dir: Direction, name: &str, errors: &mut Vec<String>) -> Vec<Item> {
-    let sink = LineSink::new(input, NAME).with_error_prefix(format!("{} ", input.name));
+fn read_half(
+    input: Input<'_>,
+    dir: Direction,
+    name: &str,
+    errors: &mut Vec<Diagnostic>,
+) -> Vec<Item> {
+    let sink = LineSink::new(input, NAME).for_half(input.name.to_string());
     let parsed = read_lines(sink, Half { key: name, dir });
     errors.extend(parsed.errors);
     parsed

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::grammar::{escape, is_blank, trim_host_suffix};
 use super::input::Input;
 use super::lines::{Line, Lines, lines};
+use crate::diag::{Diagnostic, Place};
 use crate::record::jsonrpc::{first_value_len, parse_payload};
 use crate::record::time::parse_iso;
 use crate::record::{
@@ -80,8 +81,8 @@ impl<'k> At<'k> {
 pub(crate) struct LineSink<'a> {
     input: Input<'a>,
     parsed: Parsed,
-    /// Prefix of every error message (a pair half names its file).
-    error_prefix: String,
+    /// The half of a per-direction pair being read: its problems name it.
+    half: Option<String>,
     /// Lines whose timestamp could not be read (the first is reported).
     bad_ts: u64,
     /// The last session key given out: consecutive frames of one session
@@ -99,16 +100,28 @@ impl<'a> LineSink<'a> {
                 dialect,
                 ..Default::default()
             },
-            error_prefix: String::new(),
+            half: None,
             bad_ts: 0,
             last_key: None,
         }
     }
 
-    /// Errors will start with `prefix` (e.g. the file's name).
-    pub(crate) fn with_error_prefix(mut self, prefix: String) -> Self {
-        self.error_prefix = prefix;
+    /// Problems will name `file`, one half of a per-direction pair.
+    pub(crate) fn for_half(mut self, file: String) -> Self {
+        self.half = Some(file);
         self
+    }
+
+    /// The place of a problem at `line` (`None`: about the input as a
+    /// whole).
+    fn place(&self, line: Option<u64>) -> Option<Place> {
+        match &self.half {
+            Some(file) => Some(Place::Half {
+                file: file.clone(),
+                line,
+            }),
+            None => line.map(Place::Line),
+        }
     }
 
     /// The input being read (its name is the session key of most dialects).
@@ -215,7 +228,7 @@ impl<'a> LineSink<'a> {
 
     /// A recoverable problem worth telling the user.
     pub(crate) fn error(&mut self, line: u64, msg: &str) {
-        let e = format!("{}line {line}: {msg}", self.error_prefix);
+        let e = Diagnostic::new(self.place(Some(line)), msg);
         self.parsed.errors.push(e);
     }
 
@@ -247,10 +260,9 @@ impl<'a> LineSink<'a> {
     /// The collected result.
     pub(crate) fn finish(mut self) -> Parsed {
         if self.bad_ts > 1 {
-            let e = format!(
-                "{}{} more lines with unreadable timestamps",
-                self.error_prefix,
-                self.bad_ts - 1
+            let e = Diagnostic::new(
+                self.place(None),
+                format!("{} more lines with unreadable timestamps", self.bad_ts - 1),
             );
             self.parsed.errors.push(e);
         }

@@ -12,6 +12,7 @@
 //! unterminated last event is discarded at EOF.
 
 use super::input::Input;
+use crate::diag::Diagnostic;
 use crate::record::jsonrpc::parse_payload;
 use crate::record::{
     Direction, Frame, Location, Parsed, Payload, Provenance, Record, Split, SseEventId,
@@ -268,7 +269,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             line.offset += '\u{feff}'.len_utf8();
         }
         if is_status_line(line.text) {
-            unfinished(&parser, None, input.name, &mut parsed.errors);
+            unfinished(&parser, None, &mut parsed.errors);
             parser = SseParser::default();
             key = input.name.into();
             in_headers = true;
@@ -286,7 +287,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             continue;
         }
         if !line.terminated {
-            unfinished(&parser, Some(&line), input.name, &mut parsed.errors);
+            unfinished(&parser, Some(&line), &mut parsed.errors);
             return parsed;
         }
         let Some(ev) = parser.line(&line) else {
@@ -318,7 +319,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
             http: None,
         }));
     }
-    unfinished(&parser, None, input.name, &mut parsed.errors);
+    unfinished(&parser, None, &mut parsed.errors);
     parsed
 }
 
@@ -326,12 +327,7 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
 /// `curl -i` block starts) is discarded (FORMATS.md §5 step 7); say so,
 /// naming its first line, so that it is not lost silently. `last` is a
 /// final line without a line end.
-fn unfinished(
-    parser: &SseParser,
-    last: Option<&SseLine<'_>>,
-    name: &str,
-    errors: &mut Vec<String>,
-) {
+fn unfinished(parser: &SseParser, last: Option<&SseLine<'_>>, errors: &mut Vec<Diagnostic>) {
     let pending = parser
         .first
         .filter(|_| !parser.data.is_empty() || last.is_some_and(|l| l.text.starts_with("data")));
@@ -339,7 +335,7 @@ fn unfinished(
         .filter(|l| l.text.starts_with("data"))
         .map(|l| l.number));
     if let Some(n) = at {
-        errors.push(format!("{name}: the stream ends inside an event at line {n} (no blank line after it); that event is not read"));
+        errors.push(Diagnostic::whole(format!("the stream ends inside an event at line {n} (no blank line after it); that event is not read")));
     }
 }
 
@@ -443,8 +439,13 @@ mod tests {
                 text,
             }
         }
+        // As the run shows them, named after the input.
         fn ends(text: &str) -> Vec<String> {
-            parse_raw(input(text)).errors
+            parse_raw(input(text))
+                .errors
+                .into_iter()
+                .map(|e| e.named("s.sse").to_string())
+                .collect()
         }
         let msg = |n: u64| {
             vec![format!(

@@ -308,7 +308,9 @@ mod tests {
         assert_eq!((p.other_lines, p.dialect), (14, "supergateway"));
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(
-            p.errors[0].starts_with("line 21: util.inspect body read only in part: "),
+            p.errors[0]
+                .to_string()
+                .starts_with("line 21: util.inspect body read only in part: "),
             "{:?}",
             p.errors
         );

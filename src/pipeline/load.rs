@@ -1,7 +1,8 @@
 //! Loading inputs: one [`InputSpec`] → [`Loaded`] (its records, or the
 //! sessions already walked when a large line log is read block by block),
-//! with the error lines that name what went wrong. Files are read through
-//! `source`; nothing here writes anywhere but the progress bar.
+//! with the diagnostics that say what went wrong (`crate::diag`). Files
+//! are read through `source`; nothing here writes anywhere but the
+//! progress bar.
 
 use std::path::Path;
 
@@ -10,6 +11,7 @@ use rayon::prelude::*;
 use crate::analyze::engine::Walker;
 use crate::analyze::{self, Config};
 use crate::config::InputFormat;
+use crate::diag::Diagnostic;
 use crate::ingest::detect::Dialect;
 use crate::ingest::{self, Format, Input};
 use crate::reconstruct::order::LineOrder;
@@ -63,7 +65,7 @@ pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
                 file: spec.display(),
                 format: "unknown".into(),
                 dialect: "unknown".into(),
-                errors: spec.error().into_iter().map(|e| e.to_string()).collect(),
+                errors: spec.error().iter().map(Diagnostic::from).collect(),
                 ..Default::default()
             },
             records: Vec::new(),
@@ -102,7 +104,7 @@ fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded 
         && let Some(safe) = ingest::chunk::safe_start(d)
     {
         let display = path.display().to_string();
-        let (before, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+        let (before, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
         let reader = source::BlockReader::from_text(&display, file.text, file.bytes);
         let blocks = Blocks {
             file_index,
@@ -173,15 +175,15 @@ struct Blocks {
     safe: fn(&[u8]) -> bool,
 }
 
-/// [`stream_lines`] on a reader: `before` are the error lines of problems
-/// found while decoding the file, `damaged` whether those make the input
-/// incomplete (a damaged compressed stream: the run exits 2).
+/// [`stream_lines`] on a reader: `before` are the problems found while
+/// decoding the file, `damaged` whether those make the input incomplete
+/// (a damaged compressed stream: the run exits 2).
 fn stream_blocks(
     mut reader: source::BlockReader,
     display: String,
     b: &Blocks,
     r: &Reading<'_>,
-    before: Vec<String>,
+    before: Vec<Diagnostic>,
     damaged: bool,
 ) -> Loaded {
     let mut walk = SessionWalk::new(r.cfg, b.input, before);
@@ -195,29 +197,16 @@ fn stream_blocks(
         ..Default::default()
     };
     r.progress.read(reader.bytes.saturating_sub(read.bytes), 0);
-    let warnings: Vec<String> = reader
-        .warnings
-        .iter()
-        .map(|w| format!("{display}: {w}"))
-        .collect();
-    let fatal = read.fatal || damaged;
-    let mut l = finish(display, reader.bytes, parsed, warnings, fatal);
-    let prefix = format!("{}: ", l.info.file);
-    l.info.errors.extend(walked.errors.into_iter().map(|e| {
-        if e.starts_with(&prefix) {
-            e
-        } else {
-            format!("{prefix}{e}")
-        }
-    }));
-    if walked.any_message {
-        let none = format!(
-            "no JSON-RPC traffic found (read as stdio {})",
-            b.dialect.name()
-        );
-        l.info.errors.retain(|e| !e.ends_with(&none));
-        l.fatal = fatal;
+    let mut problems = std::mem::take(&mut reader.warnings);
+    let mut fatal = read.fatal || damaged;
+    // The blocks' records went to the walkers: whether the file held
+    // traffic is whether any frame reached one.
+    if !walked.any_message {
+        problems.push(no_traffic(&display, &parsed));
+        fatal = true;
     }
+    problems.extend(walked.errors);
+    let mut l = loaded(display, reader.bytes, parsed, problems, fatal);
     l.info.sessions = walked
         .results
         .iter()
@@ -228,11 +217,11 @@ fn stream_blocks(
 }
 
 /// What [`read_blocks`] read: bytes counted in the progress, whether a
-/// read error ended the file early, and its error lines.
+/// read error ended the file early, and its problems.
 struct BlocksRead {
     bytes: u64,
     fatal: bool,
-    errors: Vec<String>,
+    errors: Vec<Diagnostic>,
 }
 
 /// Reads, parses and walks every block. Three stages overlap: while round
@@ -256,7 +245,7 @@ fn read_blocks(
     let (mut blocks, mut read_error) = read_round(reader, b, per_round);
     loop {
         if let Some(e) = read_error.take() {
-            read.errors.push(e);
+            read.errors.push(Diagnostic::from(&e));
             read.fatal = true;
         }
         if blocks.is_empty() {
@@ -299,31 +288,36 @@ fn read_round(
     reader: &mut source::BlockReader,
     b: &Blocks,
     per_round: usize,
-) -> (Vec<source::Block>, Option<String>) {
+) -> (Vec<source::Block>, Option<source::SourceError>) {
     let mut blocks = Vec::with_capacity(per_round);
     while blocks.len() < per_round {
         match reader.next_block(b.block_bytes.max(1), b.safe) {
             Ok(Some(block)) => blocks.push(block),
             Ok(None) => break,
-            Err(e) => return (blocks, Some(e.to_string())),
+            Err(e) => return (blocks, Some(e)),
         }
     }
     (blocks, None)
 }
 
-/// Parses a round of blocks in parallel, results in block order.
+/// Parses a round of blocks in parallel, results in block order, their
+/// problems named after the file.
 fn parse_blocks(blocks: &[source::Block], display: &str, b: &Blocks) -> Vec<Parsed> {
     blocks
         .par_iter()
         .map(|block| {
-            ingest::chunk::parse_block(
+            let mut p = ingest::chunk::parse_block(
                 b.file_index,
                 display,
                 &block.text,
                 block.first_line,
                 block.offset,
                 b.dialect,
-            )
+            );
+            for e in &mut p.errors {
+                e.name_if_unnamed(display);
+            }
+            p
         })
         .collect()
 }
@@ -337,7 +331,7 @@ struct SessionWalk<'c> {
     splitter: Splitter,
     states: Vec<Option<(LineOrder, Walker<'c>)>>,
     ready: Vec<Frame>,
-    errors: Vec<String>,
+    errors: Vec<Diagnostic>,
     other_lines: u64,
     any_message: bool,
 }
@@ -345,13 +339,13 @@ struct SessionWalk<'c> {
 /// The sessions a [`SessionWalk`] walked, and what its blocks said.
 struct Walked {
     results: Vec<analyze::SessionResult>,
-    errors: Vec<String>,
+    errors: Vec<Diagnostic>,
     other_lines: u64,
     any_message: bool,
 }
 
 impl<'c> SessionWalk<'c> {
-    fn new(cfg: &'c Config, input: usize, errors: Vec<String>) -> Self {
+    fn new(cfg: &'c Config, input: usize, errors: Vec<Diagnostic>) -> Self {
         SessionWalk {
             cfg,
             input,
@@ -421,14 +415,14 @@ fn load_pair(name: &str, c2s: &Path, s2c: &Path, file_index: u32) -> Loaded {
     // One half alone is read alone, every line in its file's direction
     // (FORMATS.md §8.3.8); say so, since its partner's findings are absent.
     match (&halves[0], &halves[1]) {
-        (Some(_), None) if !fatal => errors.push(format!(
-            "{display}: partner {} not found; read alone",
-            s2c.display()
-        )),
-        (None, Some(_)) if !fatal => errors.push(format!(
-            "{}: partner {display} not found; read alone",
-            s2c.display()
-        )),
+        (Some(_), None) if !fatal => errors.push(
+            Diagnostic::whole(format!("partner {} not found; read alone", s2c.display()))
+                .named(display.as_str()),
+        ),
+        (None, Some(_)) if !fatal => errors.push(
+            Diagnostic::whole(format!("partner {display} not found; read alone"))
+                .named(s2c.display().to_string()),
+        ),
         _ => {}
     }
     let c = halves[0].as_ref().map(|f| Input {
@@ -466,33 +460,37 @@ fn read_halves(
     display: &str,
     c2s: &Path,
     s2c: &Path,
-) -> (Vec<Option<source::SourceFile>>, Vec<String>, bool) {
+) -> (Vec<Option<source::SourceFile>>, Vec<Diagnostic>, bool) {
     let mut errors = Vec::new();
     let mut fatal = false;
     let mut halves = Vec::new();
     for r in [source::read(c2s), source::read(s2c)] {
         match r {
             Ok(f) => {
-                errors.extend(f.warnings.iter().map(|w| format!("{}: {w}", f.display)));
+                errors.extend(f.warnings.iter().cloned());
                 if let Some(d) = &f.damage {
-                    errors.push(d.to_string());
+                    errors.push(Diagnostic::from(d));
                     fatal = true;
                 }
                 halves.push(Some(f));
             }
             Err(source::SourceError::NotFound(_)) => halves.push(None),
             Err(e) => {
-                errors.push(e.to_string());
+                errors.push(Diagnostic::from(&e));
                 fatal = true;
                 halves.push(None);
             }
         }
     }
     if halves.iter().all(Option::is_none) && !fatal {
-        errors.push(format!(
-            "{display}: no such file or directory (nor its partner {})",
-            s2c.display()
-        ));
+        errors.push(
+            Diagnostic::whole(format!(
+                "no such file or directory (nor its partner {})",
+                s2c.display()
+            ))
+            .named(display)
+            .fatal(),
+        );
         fatal = true;
     }
     (halves, errors, fatal)
@@ -531,7 +529,7 @@ fn stream_har(path: &Path, file_index: u32, format: InputFormat) -> Option<Loade
     }
     drop((chunk, spare));
     let parsed = har.finish();
-    let (errors, damaged) = decode_problems(&display, &src.warnings, src.damage.as_ref());
+    let (errors, damaged) = decode_problems(&src.warnings, src.damage.as_ref());
     Some(finish(display, src.bytes, parsed, errors, damaged))
 }
 
@@ -556,20 +554,18 @@ fn surely_har(first: &[u8]) -> bool {
     whole || log_first || (body.contains('\n') && body.len() >= 64 << 10)
 }
 
-/// The error lines of what decoding a file found (invalid UTF-8, each
-/// named after the file, then a damaged compressed stream's line) and
-/// whether the input is incomplete (the run then exits 2).
+/// What decoding a file found (invalid UTF-8, then a damaged compressed
+/// stream) and whether the input is incomplete (the run then exits 2).
 fn decode_problems(
-    display: &str,
-    warnings: &[String],
+    warnings: &[Diagnostic],
     damage: Option<&source::StreamError>,
-) -> (Vec<String>, bool) {
-    let mut lines: Vec<String> = warnings.iter().map(|w| format!("{display}: {w}")).collect();
-    lines.extend(damage.map(|d| d.to_string()));
-    (lines, damage.is_some())
+) -> (Vec<Diagnostic>, bool) {
+    let mut problems = warnings.to_vec();
+    problems.extend(damage.map(Diagnostic::from));
+    (problems, damage.is_some())
 }
 
-/// An input that cannot be read: one fatal error line.
+/// An input that cannot be read: one fatal diagnostic.
 fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     Loaded {
@@ -578,7 +574,7 @@ fn unreadable(display: String, path: &Path, e: source::SourceError) -> Loaded {
             format: "unknown".into(),
             dialect: "unknown".into(),
             bytes,
-            errors: vec![e.to_string()],
+            errors: vec![Diagnostic::from(&e)],
             ..Default::default()
         },
         records: Vec::new(),
@@ -613,7 +609,7 @@ fn load_read(
     let parsed = ingest::parse(input, fmt);
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
-    let (errors, damaged) = decode_problems(&display, &file.warnings, file.damage.as_ref());
+    let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
     let mut l = finish(display, file.bytes, parsed, errors, damaged);
     if fmt == Format::Unknown {
         l.fatal = true;
@@ -622,22 +618,18 @@ fn load_read(
 }
 
 /// A parsed input as the run reports it: `errors` (the reading's) then
-/// the parser's, each named after the input, and a line when it held no
-/// traffic at all. `fatal`: the input is unusable or incomplete.
+/// the parser's, each named after the input, and a problem when it held
+/// no traffic at all. `fatal`: the input is unusable or incomplete.
 pub(crate) fn finish(
     display: String,
     bytes: u64,
-    parsed: Parsed,
-    mut errors: Vec<String>,
+    mut parsed: Parsed,
+    mut errors: Vec<Diagnostic>,
     fatal: bool,
 ) -> Loaded {
-    let prefix = format!("{display}: ");
-    errors.extend(parsed.errors.iter().map(|e| {
-        if e.starts_with(&prefix) {
-            e.clone()
-        } else {
-            format!("{prefix}{e}")
-        }
+    errors.extend(std::mem::take(&mut parsed.errors).into_iter().map(|mut e| {
+        e.name_if_unnamed(&display);
+        e
     }));
     // Read to the end, yet no traffic: say so, and exit 2, so that a gate
     // does not mistake an input it could not use for a clean capture.
@@ -651,11 +643,30 @@ pub(crate) fn finish(
         && parsed.format != "unknown"
     {
         fatal = true;
-        errors.push(format!(
-            "{prefix}no JSON-RPC traffic found (read as {})",
-            report::read_as(parsed.format, parsed.dialect)
-        ));
+        errors.push(no_traffic(&display, &parsed));
     }
+    loaded(display, bytes, parsed, errors, fatal)
+}
+
+/// The problem of an input read to its end without any JSON-RPC traffic.
+fn no_traffic(display: &str, parsed: &Parsed) -> Diagnostic {
+    Diagnostic::whole(format!(
+        "no JSON-RPC traffic found (read as {})",
+        report::read_as(parsed.format, parsed.dialect)
+    ))
+    .named(display)
+    .fatal()
+}
+
+/// An input as the run reports it, with its problems (each output writes
+/// them as lines: `Diagnostic`'s `Display`).
+fn loaded(
+    display: String,
+    bytes: u64,
+    parsed: Parsed,
+    problems: Vec<Diagnostic>,
+    fatal: bool,
+) -> Loaded {
     let known = |s: &str| {
         if s.is_empty() {
             "unknown".to_string()
@@ -670,7 +681,7 @@ pub(crate) fn finish(
             dialect: known(parsed.dialect),
             sessions: 0,
             bytes,
-            errors,
+            errors: problems,
             other_lines: parsed.other_lines,
             partner: None,
         },

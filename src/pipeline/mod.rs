@@ -222,9 +222,12 @@ fn redact_errors(l: &mut Loaded, redact: bool) {
     if !redact {
         return;
     }
-    for msg in &mut l.info.errors {
-        if let std::borrow::Cow::Owned(r) = report::redact::redact(msg) {
-            *msg = r;
+    for e in &mut l.info.errors {
+        // Redacted as the line it is shown as: a secret may span input
+        // name and message.
+        let line = e.to_string();
+        if let std::borrow::Cow::Owned(r) = report::redact::redact(&line) {
+            *e = e.shown_as(r);
         }
     }
 }
@@ -236,7 +239,8 @@ fn print_errors(info: &InputInfo, progress: &Progress) {
     let mut e = stderr.lock();
     progress.suspend(|| {
         for msg in &info.errors {
-            let _ = writeln!(e, "mcp-audit: {}", report::terminal::sanitize(msg, 400));
+            let line = msg.to_string();
+            let _ = writeln!(e, "mcp-audit: {}", report::terminal::sanitize(&line, 400));
         }
     });
 }

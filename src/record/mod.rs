@@ -245,8 +245,9 @@ pub struct Parsed {
     pub dialect: &'static str,
     /// Records in input order.
     pub records: Vec<Record>,
-    /// Recoverable problems, one line each, naming the place.
-    pub errors: Vec<String>,
+    /// Problems met while reading, each at its place (not yet named after
+    /// the input: the run does that).
+    pub errors: Vec<crate::diag::Diagnostic>,
     /// Lines that are neither traffic nor findings (stderr, lifecycle).
     pub other_lines: u64,
     /// The input could not be read to its end (a truncated or malformed

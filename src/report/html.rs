@@ -765,7 +765,7 @@ fn inputs_table(o: &mut String, r: &Report<'_>) {
     // Inputs.
     o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th>sessions</th><th>bytes</th><th>problems</th></tr></thead><tbody>");
     for i in r.inputs {
-        let problems: Vec<String> = i.errors.iter().map(|e| clean(e)).collect();
+        let problems: Vec<String> = i.errors.iter().map(|e| clean(&e.to_string())).collect();
         o.push_str(&format!(
             "<tr><td class=\"mono\">{}{}</td><td>{} {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             text(&clean(&i.file)),

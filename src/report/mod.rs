@@ -40,8 +40,9 @@ pub struct InputInfo {
     pub sessions: usize,
     /// Size in bytes.
     pub bytes: u64,
-    /// One line per problem, naming the place.
-    pub errors: Vec<String>,
+    /// The problems met reading it, in order (each written as one line
+    /// naming input and place).
+    pub errors: Vec<crate::diag::Diagnostic>,
     /// Lines that were neither traffic nor findings (stderr, lifecycle).
     #[serde(skip)]
     pub other_lines: u64,

@@ -247,7 +247,7 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
                 o,
                 &format!("    {} ", paint("problem:", "31", color)),
                 "      ",
-                &sanitize(e, 300),
+                &sanitize(&e.to_string(), 300),
             );
         }
     }

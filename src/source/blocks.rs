@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::SourceError;
 use super::decompress::Compression;
-use super::read::{check_head, check_regular, read_more};
+use super::read::{check_head, check_regular, invalid_utf8, read_more};
+use crate::diag::Diagnostic;
 
 /// One block of a line log read by [`BlockReader`]: whole lines only.
 #[derive(Debug, Clone)]
@@ -36,8 +37,9 @@ pub struct BlockReader {
     pool: Vec<Vec<u8>>,
     /// Size on disk, bytes.
     pub bytes: u64,
-    /// Recoverable decoding problems (invalid UTF-8 at byte N).
-    pub warnings: Vec<String>,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N), named
+    /// after the file.
+    pub warnings: Vec<Diagnostic>,
 }
 
 impl BlockReader {
@@ -170,10 +172,9 @@ impl BlockReader {
             Ok(s) => s,
             Err(e) => {
                 if self.warnings.is_empty() {
-                    self.warnings.push(format!(
-                        "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
-                        offset + e.utf8_error().valid_up_to() as u64
-                    ));
+                    let at = offset + e.utf8_error().valid_up_to() as u64;
+                    let w = invalid_utf8(&self.display, &at.to_string());
+                    self.warnings.push(w);
                 }
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }

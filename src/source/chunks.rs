@@ -4,7 +4,8 @@ use std::path::Path;
 
 use super::SourceError;
 use super::decompress::{Compression, StreamError};
-use super::read::{check_head, check_regular, read, read_more};
+use super::read::{check_head, check_regular, invalid_utf8, read, read_more};
+use crate::diag::Diagnostic;
 
 /// Read size of [`TextChunks`] (1 MiB).
 pub const TEXT_CHUNK: usize = 1 << 20;
@@ -31,8 +32,9 @@ pub struct TextChunks {
     src: ChunkSource,
     /// Size on disk, bytes (compressed size for a compressed file).
     pub bytes: u64,
-    /// Recoverable decoding problems (invalid UTF-8 at byte N).
-    pub warnings: Vec<String>,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N), named
+    /// after the file.
+    pub warnings: Vec<Diagnostic>,
     /// The compression found by magic bytes, if any.
     pub compression: Option<Compression>,
     /// A damaged compressed stream (see [`SourceFile::damage`]).
@@ -195,10 +197,9 @@ impl TextChunks {
             }
             Err(e) => {
                 if self.warnings.is_empty() {
-                    self.warnings.push(format!(
-                        "invalid UTF-8 at byte offset {}; such bytes are read as U+FFFD",
-                        self.raw_at + e.valid_up_to() as u64
-                    ));
+                    let at = self.raw_at + e.valid_up_to() as u64;
+                    let w = invalid_utf8(&self.display, &at.to_string());
+                    self.warnings.push(w);
                 }
                 self.out.clear();
                 self.out
@@ -234,7 +235,7 @@ mod tests {
     use super::super::testutil::{gz, zst};
     use super::*;
 
-    fn all_chunks(p: &Path) -> Result<(Vec<u8>, Vec<String>), SourceError> {
+    fn all_chunks(p: &Path) -> Result<(Vec<u8>, Vec<Diagnostic>), SourceError> {
         let mut c = TextChunks::open(p)?;
         let mut out = Vec::new();
         while let Some(chunk) = c.next_chunk()? {

@@ -92,12 +92,9 @@ impl fmt::Display for Salvage {
 }
 
 /// A problem inside a compressed stream (named by file, format and place).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamError {
     /// The stream is damaged at `offset` (bytes into the compressed file).
-    #[error(
-        "{file}: corrupt {format} stream at compressed byte offset {offset} of {size} ({detail}); {salvage}"
-    )]
     Corrupt {
         /// Display name.
         file: String,
@@ -113,9 +110,6 @@ pub enum StreamError {
         salvage: Salvage,
     },
     /// The file ends inside the stream.
-    #[error(
-        "{file}: truncated {format} stream: the file ends at byte offset {size} inside the stream; {salvage}"
-    )]
     Truncated {
         /// Display name.
         file: String,
@@ -127,9 +121,6 @@ pub enum StreamError {
         salvage: Salvage,
     },
     /// The output passed [`decompressed_limit`].
-    #[error(
-        "{file}: {format} stream decompresses to more than {limit} bytes (limit: {MAX_RATIO}× the {size}-byte file, at least 64 MiB, at most 8 GiB), stopped at compressed byte offset {offset}; not analysed (decompression bomb?)"
-    )]
     TooLarge {
         /// Display name.
         file: String,
@@ -142,6 +133,69 @@ pub enum StreamError {
         /// The limit that was passed.
         limit: u64,
     },
+}
+
+impl StreamError {
+    /// The display name of the compressed file.
+    pub fn file(&self) -> &str {
+        match self {
+            StreamError::Corrupt { file, .. }
+            | StreamError::Truncated { file, .. }
+            | StreamError::TooLarge { file, .. } => file,
+        }
+    }
+
+    /// What is wrong, without the file's name.
+    pub fn detail(&self) -> String {
+        match self {
+            StreamError::Corrupt {
+                format,
+                offset,
+                size,
+                detail,
+                salvage,
+                ..
+            } => format!(
+                "corrupt {format} stream at compressed byte offset {offset} of {size} ({detail}); {salvage}"
+            ),
+            StreamError::Truncated {
+                format,
+                size,
+                salvage,
+                ..
+            } => format!(
+                "truncated {format} stream: the file ends at byte offset {size} inside the stream; {salvage}"
+            ),
+            StreamError::TooLarge {
+                format,
+                size,
+                offset,
+                limit,
+                ..
+            } => format!(
+                "{format} stream decompresses to more than {limit} bytes (limit: {MAX_RATIO}× the {size}-byte file, at least 64 MiB, at most 8 GiB), stopped at compressed byte offset {offset}; not analysed (decompression bomb?)"
+            ),
+        }
+    }
+}
+
+/// `FILE: DETAIL`.
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file(), self.detail())
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+/// The damage as a typed diagnostic, named after its file. Fatal: the
+/// input is incomplete.
+impl From<&StreamError> for crate::diag::Diagnostic {
+    fn from(e: &StreamError) -> Self {
+        crate::diag::Diagnostic::whole(e.detail())
+            .named(e.file())
+            .fatal()
+    }
 }
 
 /// How a decompression stopped early.

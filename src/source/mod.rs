@@ -75,49 +75,98 @@ pub use expand::{Skipped, expand, expand_excluding, expand_reporting};
 pub use read::{decode, head, read};
 
 /// Why an input cannot be read at all (the run goes on with the others).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum SourceError {
     /// The path does not exist.
-    #[error("{0}: no such file or directory")]
     NotFound(String),
     /// The OS refused to read it.
-    #[error("{0}: cannot read: {1}")]
     Unreadable(String, std::io::Error),
     /// Zero bytes.
-    #[error("{0}: empty file, nothing to analyse")]
     Empty(String),
     /// Only whitespace.
-    #[error("{0}: holds only whitespace ({1} bytes), nothing to analyse")]
     Blank(String, u64),
     /// A FIFO, device or socket: not a capture file that can be read to its end.
-    #[error("{0}: not a regular file ({1}); give a capture file")]
     NotRegular(String, &'static str),
     /// UTF-16 text (a byte-order mark `FF FE` or `FE FF`).
-    #[error("{0}: UTF-16 text (byte-order mark at byte offset 0); re-save it as UTF-8")]
     Utf16(String),
     /// A compressed or archived file of a kind that is not read (xz,
     /// bzip2, zip, 7z, lz4, recognised by their magic bytes).
-    #[error(
-        "{0}: unsupported compression ({1}); decompress it first, or recompress it with gzip or zstd"
-    )]
     UnsupportedCompression(String, &'static str),
     /// A NUL byte: not a text capture.
-    #[error("{0}: binary file (NUL byte at byte offset {1}), not a text capture")]
     Binary(String, u64),
     /// A NUL byte in the decompressed text of a `.gz` / `.zst` file.
-    #[error(
-        "{0}: binary content (NUL byte at byte offset {1} of the decompressed text), not a text capture"
-    )]
     BinaryDecompressed(String, u64),
     /// A glob that matched no input.
-    #[error("{0}: no file matches this pattern")]
     NoMatch(String),
     /// A glob that cannot be parsed.
-    #[error("{0}: not a valid glob pattern: {1}")]
     BadPattern(String, String),
     /// A compressed file that yields nothing usable.
-    #[error(transparent)]
-    Stream(#[from] StreamError),
+    Stream(StreamError),
+}
+
+impl SourceError {
+    /// The display name of the input it is about.
+    pub fn file(&self) -> &str {
+        use SourceError::*;
+        match self {
+            NotFound(f) | Unreadable(f, _) | Empty(f) | Blank(f, _) | NotRegular(f, _) => f,
+            Utf16(f) | UnsupportedCompression(f, _) | Binary(f, _) => f,
+            BinaryDecompressed(f, _) | NoMatch(f) | BadPattern(f, _) => f,
+            Stream(e) => e.file(),
+        }
+    }
+
+    /// What is wrong, without the input's name.
+    pub fn detail(&self) -> String {
+        use SourceError::*;
+        match self {
+            NotFound(_) => "no such file or directory".to_string(),
+            Unreadable(_, e) => format!("cannot read: {e}"),
+            Empty(_) => "empty file, nothing to analyse".to_string(),
+            Blank(_, n) => format!("holds only whitespace ({n} bytes), nothing to analyse"),
+            NotRegular(_, kind) => format!("not a regular file ({kind}); give a capture file"),
+            Utf16(_) => {
+                "UTF-16 text (byte-order mark at byte offset 0); re-save it as UTF-8".to_string()
+            }
+            UnsupportedCompression(_, kind) => format!(
+                "unsupported compression ({kind}); decompress it first, or recompress it with gzip or zstd"
+            ),
+            Binary(_, at) => {
+                format!("binary file (NUL byte at byte offset {at}), not a text capture")
+            }
+            BinaryDecompressed(_, at) => format!(
+                "binary content (NUL byte at byte offset {at} of the decompressed text), not a text capture"
+            ),
+            NoMatch(_) => "no file matches this pattern".to_string(),
+            BadPattern(_, reason) => format!("not a valid glob pattern: {reason}"),
+            Stream(e) => e.detail(),
+        }
+    }
+}
+
+/// `FILE: DETAIL`.
+impl std::fmt::Display for SourceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file(), self.detail())
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+impl From<StreamError> for SourceError {
+    fn from(e: StreamError) -> Self {
+        SourceError::Stream(e)
+    }
+}
+
+/// The problem as a typed diagnostic, named after its input. Fatal: the
+/// input cannot be read (or only in part).
+impl From<&SourceError> for crate::diag::Diagnostic {
+    fn from(e: &SourceError) -> Self {
+        crate::diag::Diagnostic::whole(e.detail())
+            .named(e.file())
+            .fatal()
+    }
 }
 
 /// One readable input file.
@@ -133,8 +182,9 @@ pub struct SourceFile {
     pub text: String,
     /// Size on disk, bytes (compressed size for a compressed file).
     pub bytes: u64,
-    /// Recoverable decoding problems (invalid UTF-8 at byte N).
-    pub warnings: Vec<String>,
+    /// Recoverable decoding problems (invalid UTF-8 at byte N), named
+    /// after the file.
+    pub warnings: Vec<crate::diag::Diagnostic>,
     /// The compression found by magic bytes, if any.
     pub compression: Option<Compression>,
     /// A damaged compressed stream whose whole lines before the damage are

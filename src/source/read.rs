@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::decompress::{Compression, decompress, decompressed_limit};
 use super::{SourceError, SourceFile};
+use crate::diag::Diagnostic;
 
 /// Reads and decodes one file, decompressing gzip / zstd (by magic bytes).
 pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
@@ -170,14 +171,17 @@ fn decode_text(
     let mut text = match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
-            warnings.push(format!(
-                "invalid UTF-8 at byte offset {}{}; such bytes are read as U+FFFD",
-                e.utf8_error().valid_up_to(),
-                if decompressed {
-                    " of the decompressed text"
-                } else {
-                    ""
-                }
+            warnings.push(invalid_utf8(
+                &display,
+                &format!(
+                    "{}{}",
+                    e.utf8_error().valid_up_to(),
+                    if decompressed {
+                        " of the decompressed text"
+                    } else {
+                        ""
+                    }
+                ),
             ));
             String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
@@ -194,6 +198,15 @@ fn decode_text(
         compression: None,
         damage: None,
     })
+}
+
+/// The problem of invalid UTF-8 in file `display` at byte offset `at`
+/// (the offset, with what it counts in): reading goes on with U+FFFD.
+pub(super) fn invalid_utf8(display: &str, at: &str) -> Diagnostic {
+    Diagnostic::whole(format!(
+        "invalid UTF-8 at byte offset {at}; such bytes are read as U+FFFD"
+    ))
+    .named(display)
 }
 
 #[cfg(test)]
@@ -232,7 +245,7 @@ mod tests {
         assert_eq!(f.text, "{}");
         let f = decode("x".into(), p, b"{\xff}".to_vec()).unwrap();
         assert_eq!(f.warnings.len(), 1);
-        assert!(f.warnings[0].contains("byte offset 1"));
+        assert!(f.warnings[0].message.contains("byte offset 1"));
     }
 
     #[test]

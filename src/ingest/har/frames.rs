@@ -13,6 +13,7 @@ use serde::de::IgnoredAny;
 use super::model::{Content, Entry, Num, PostData, Response, Timings, header};
 use super::session::Session;
 use super::websocket;
+use crate::diag::Diagnostic;
 use crate::ingest::sse;
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
@@ -112,8 +113,9 @@ impl<'t> EntrySink<'t> {
         }
     }
 
-    fn error(&mut self, msg: String) {
-        self.parsed.errors.push(msg);
+    /// A problem at entry `i`.
+    fn error(&mut self, i: u64, msg: impl Into<String>) {
+        self.parsed.errors.push(Diagnostic::entry(i, msg));
     }
 
     /// Reads one entry given as its exact JSON text, found at byte `offset`
@@ -135,14 +137,15 @@ impl<'t> EntrySink<'t> {
             ws,
         } = e;
         let Some(req) = request.0 else {
-            self.error(format!("entry {i}: no `request` object; skipped"));
+            self.error(i, "no `request` object; skipped");
             return Ok(());
         };
         if req.method.0.is_none() && req.url.0.is_none() {
             // serde reads a struct from an array too: `"request": [1, 2]`.
-            self.error(format!(
-                "entry {i}: `request` has no method and no URL (not a request object); skipped"
-            ));
+            self.error(
+                i,
+                "`request` has no method and no URL (not a request object); skipped",
+            );
             return Ok(());
         }
         let method = req
@@ -188,12 +191,7 @@ impl<'t> EntrySink<'t> {
         if method == "POST" {
             match req.post_data.0 {
                 Some(pd) => self.request_frame(pd, times.request, &shared),
-                None => {
-                    self.error(format!(
-                        "entry {i}: POST without `postData` (its body was not captured); its messages are unknown"
-                    ));
-                    self.lost_request(times.request, &shared);
-                }
+                None => self.no_post_data(times.request, &shared),
             }
         }
         self.response_frames(read.frames, times.response, &shared);
@@ -211,9 +209,7 @@ impl<'t> EntrySink<'t> {
                 // Not valid JSON at all, or only not an entry (the same
                 // check a whole-document parse makes first).
                 serde_json::from_str::<IgnoredAny>(raw)?;
-                self.error(format!(
-                    "entry {i}: not a HAR entry object ({err}); skipped"
-                ));
+                self.error(i, format!("not a HAR entry object ({err}); skipped"));
                 Ok(None)
             }
         }
@@ -230,9 +226,10 @@ impl<'t> EntrySink<'t> {
     ) -> Times {
         let start = started.and_then(parse_iso);
         if start.is_none() {
-            self.error(format!(
-                "entry {i}: `startedDateTime` missing or not a timestamp; its frames have no time"
-            ));
+            self.error(
+                i,
+                "`startedDateTime` missing or not a timestamp; its frames have no time",
+            );
         }
         let dur_ms = self.duration_ms(i, time, timings);
         let dur_us = dur_ms.map_or(0, |ms| (ms * 1000.0).round() as Micros);
@@ -265,9 +262,10 @@ impl<'t> EntrySink<'t> {
             } else {
                 format!("{t:e}")
             };
-            self.error(format!(
-                "entry {i}: `time` {shown} ms is out of range (0 to one year); its duration is taken from `timings`"
-            ));
+            self.error(
+                i,
+                format!("`time` {shown} ms is out of range (0 to one year); its duration is taken from `timings`"),
+            );
         }
         stated.filter(in_range).or_else(|| {
             let t = timings?;
@@ -286,15 +284,17 @@ impl<'t> EntrySink<'t> {
     fn response<'a>(&mut self, i: u64, response: Option<Response<'a>>) -> Response<'a> {
         let has_response = response.is_some();
         if !has_response {
-            self.error(format!(
-                "entry {i}: no response object (the capture did not keep it); the answers to its requests are unknown"
-            ));
+            self.error(
+                i,
+                "no response object (the capture did not keep it); the answers to its requests are unknown",
+            );
         }
         let resp = response.unwrap_or_default();
         if has_response && resp.status.0.as_ref().and_then(Num::finite).is_none() {
-            self.error(format!(
-                "entry {i}: response status missing or not a number; read as 0 (no response)"
-            ));
+            self.error(
+                i,
+                "response status missing or not a number; read as 0 (no response)",
+            );
         }
         resp
     }
@@ -358,9 +358,7 @@ impl<'t> EntrySink<'t> {
         match text.0 {
             None if bodiless(status, method) => (None, true, false),
             None => {
-                self.error(format!(
-                    "entry {i}: response body not captured (status {status})"
-                ));
+                self.error(i, format!("response body not captured (status {status})"));
                 (None, true, true)
             }
             Some(t) if is_base64(encoding.0.as_deref()) => match decode_base64(&t) {
@@ -369,9 +367,10 @@ impl<'t> EntrySink<'t> {
                     (Some(Cow::Owned(s)), empty, false)
                 }
                 Err(err) => {
-                    self.error(format!(
-                        "entry {i}: response body is not valid base64 ({err}); not read"
-                    ));
+                    self.error(
+                        i,
+                        format!("response body is not valid base64 ({err}); not read"),
+                    );
                     (None, t.is_empty(), !t.is_empty())
                 }
             },
@@ -387,9 +386,10 @@ impl<'t> EntrySink<'t> {
     fn request_frame(&mut self, pd: PostData<'_>, ts: Option<Micros>, shared: &Shared<'_>) {
         let i = shared.entry;
         if pd.text.0.is_none() {
-            self.error(format!(
-                "entry {i}: POST body not captured (postData has no text); its messages are unknown"
-            ));
+            self.error(
+                i,
+                "POST body not captured (postData has no text); its messages are unknown",
+            );
             self.lost_request(ts, shared);
             return;
         }
@@ -397,9 +397,10 @@ impl<'t> EntrySink<'t> {
             (Some(t), Some(enc)) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&t) {
                 Ok(s) => Some(Cow::Owned(s)),
                 Err(err) => {
-                    self.error(format!(
-                        "entry {i}: request body is not valid base64 ({err}); not read"
-                    ));
+                    self.error(
+                        i,
+                        format!("request body is not valid base64 ({err}); not read"),
+                    );
                     None
                 }
             },
@@ -420,6 +421,15 @@ impl<'t> EntrySink<'t> {
             payload,
             http: Some(shared.http(true, 0)),
         }));
+    }
+
+    /// A POST entry without `postData`: its body was not captured.
+    fn no_post_data(&mut self, ts: Option<Micros>, shared: &Shared<'_>) {
+        self.error(
+            shared.entry,
+            "POST without `postData` (its body was not captured); its messages are unknown",
+        );
+        self.lost_request(ts, shared);
     }
 
     /// A request body the capture did not keep: a frame with no messages
@@ -562,6 +572,7 @@ mod tests {
     use base64::Engine as _;
 
     use super::super::testutil::{entry, frames, har, run};
+    use crate::diag::Diagnostic;
     use crate::record::time::parse_iso;
     use crate::record::{
         Direction, Frame, HttpContext, Kind, Location, Payload, Provenance, Record, Split,
@@ -696,7 +707,9 @@ mod tests {
         assert_eq!(f[1].prov.location, Location::entry(0, Some(1)));
         assert_eq!(p.errors.len(), 1);
         assert!(
-            p.errors[0].starts_with("entry 1: response body is not valid base64"),
+            p.errors[0]
+                .to_string()
+                .starts_with("entry 1: response body is not valid base64"),
             "{:?}",
             p.errors
         );
@@ -766,7 +779,10 @@ mod tests {
         );
         assert_eq!(
             p.errors,
-            vec!["entry 2: response body not captured (status 200)".to_string()]
+            vec![Diagnostic::entry(
+                2,
+                "response body not captured (status 200)"
+            )]
         );
         // No session header: keyed by origin.
         assert!(f.iter().all(|f| &*f.key == "http://127.0.0.1:3000"));
@@ -795,19 +811,23 @@ mod tests {
         assert_eq!(p.dialect, "har");
         assert_eq!(p.errors.len(), 6, "{:?}", p.errors);
         assert_eq!(
-            p.errors[4],
+            p.errors[4].to_string(),
             "entry 3: no response object (the capture did not keep it); the answers to its requests are unknown"
         );
         assert_eq!(
-            p.errors[5],
+            p.errors[5].to_string(),
             "entry 4: no response object (the capture did not keep it); the answers to its requests are unknown"
         );
         assert!(
-            p.errors[0].starts_with("entry 0:")
-                && p.errors[1].starts_with("entry 1:")
-                && p.errors[2].starts_with("entry 2:")
+            p.errors[0].to_string().starts_with("entry 0:")
+                && p.errors[1].to_string().starts_with("entry 1:")
+                && p.errors[2].to_string().starts_with("entry 2:")
         );
-        assert!(p.errors[3].starts_with("entry 3: `startedDateTime`"));
+        assert!(
+            p.errors[3]
+                .to_string()
+                .starts_with("entry 3: `startedDateTime`")
+        );
         let f = frames(&p);
         assert_eq!(f.len(), 2);
         assert_eq!(

@@ -41,6 +41,7 @@
 use std::borrow::Cow;
 
 use super::Input;
+use crate::diag::Diagnostic;
 use crate::record::Parsed;
 
 mod error;
@@ -171,17 +172,19 @@ impl HarStream {
         let error = self.stop.or(self.splitter.error.take());
         if let Some(e) = error {
             parsed.incomplete = true;
-            parsed.errors.push(e.message(self.read));
+            parsed
+                .errors
+                .push(Diagnostic::whole(e.message(self.read)).fatal());
         } else if !self.splitter.saw_log {
             parsed.incomplete = true;
             parsed
                 .errors
-                .push("not a HAR document: no `log` object".to_string());
+                .push(Diagnostic::whole("not a HAR document: no `log` object").fatal());
         } else if !self.splitter.saw_entries {
             parsed.incomplete = true;
             parsed
                 .errors
-                .push("HAR `log` has no `entries` array".to_string());
+                .push(Diagnostic::whole("HAR `log` has no `entries` array").fatal());
         }
         parsed
     }
@@ -272,12 +275,16 @@ mod tests {
         assert_eq!(frames(&p).len(), 4);
         assert_eq!(p.errors.len(), 1);
         assert!(
-            p.errors[0].starts_with(&format!("HAR ends early at byte {cut} ")),
+            p.errors[0]
+                .to_string()
+                .starts_with(&format!("HAR ends early at byte {cut} ")),
             "{:?}",
             p.errors
         );
         assert!(
-            p.errors[0].ends_with("2 entries read before it"),
+            p.errors[0]
+                .to_string()
+                .ends_with("2 entries read before it"),
             "{:?}",
             p.errors
         );
@@ -286,7 +293,9 @@ mod tests {
         let p = run(&bad);
         assert_eq!(frames(&p).len(), 0);
         assert!(
-            p.errors[0].starts_with("HAR is not valid JSON at byte"),
+            p.errors[0]
+                .to_string()
+                .starts_with("HAR is not valid JSON at byte"),
             "{:?}",
             p.errors
         );

@@ -16,6 +16,7 @@ use super::Input;
 use super::error::error_offset;
 use super::frames::EntrySink;
 use super::model::{Creator, Loose, dialect};
+use crate::diag::Diagnostic;
 use crate::record::Parsed;
 
 /// Parses one HAR document (FORMATS.md §4) into frames, in entry order.
@@ -56,23 +57,26 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
             };
             let n = sink.next_entry;
             sink.parsed.incomplete = true;
-            sink.parsed.errors.push(format!(
-                "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
-                e.line(),
-                e.column()
-            ));
+            sink.parsed.errors.push(
+                Diagnostic::whole(format!(
+                    "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
+                    e.line(),
+                    e.column()
+                ))
+                .fatal(),
+            );
         }
         Ok(()) if !sink.saw_log => {
             sink.parsed.incomplete = true;
             sink.parsed
                 .errors
-                .push("not a HAR document: no `log` object".to_string())
+                .push(Diagnostic::whole("not a HAR document: no `log` object").fatal())
         }
         Ok(()) if !sink.saw_entries => {
             sink.parsed.incomplete = true;
             sink.parsed
                 .errors
-                .push("HAR `log` has no `entries` array".to_string())
+                .push(Diagnostic::whole("HAR `log` has no `entries` array").fatal())
         }
         Ok(()) => {}
     }
