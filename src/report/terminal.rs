@@ -264,23 +264,9 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
     }
 }
 
-/// A session's header: name, file, server, revision, counts, latency,
-/// batch and progress metrics.
-fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
-    let _ = writeln!(o);
-    let first = format!("{} ", paint("session", "1", color));
-    wrap(
-        o,
-        &first,
-        "  ",
-        &cut_middle(&sanitize(&s.name, 200), WIDTH - 8),
-    );
-    wrap(
-        o,
-        "  file ",
-        "    ",
-        &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7),
-    );
+/// `server NAME VERSION; revision R` (each `unknown` when the capture
+/// does not say; an empty version left out).
+fn server_and_revision(s: &SessionSummary) -> String {
     let server = s
         .server
         .as_ref()
@@ -301,7 +287,27 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
         .as_deref()
         .map(|v| format!("revision {}", sanitize(v, 30)))
         .unwrap_or_else(|| "revision unknown".into());
-    wrap(o, "  ", "    ", &format!("{server}; {rev}"));
+    format!("{server}; {rev}")
+}
+
+/// A session's header: name, file, server, revision, counts, latency,
+/// batch and progress metrics.
+fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
+    let _ = writeln!(o);
+    let first = format!("{} ", paint("session", "1", color));
+    wrap(
+        o,
+        &first,
+        "  ",
+        &cut_middle(&sanitize(&s.name, 200), WIDTH - 8),
+    );
+    wrap(
+        o,
+        "  file ",
+        "    ",
+        &cut_middle(&sanitize(r.file(s.input), 400), WIDTH - 7),
+    );
+    wrap(o, "  ", "    ", &server_and_revision(s));
     let st = s.totals;
     wrap(
         o,
