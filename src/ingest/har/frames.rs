@@ -410,6 +410,11 @@ impl<'t> EntrySink<'t> {
             return;
         };
         let (payload, _) = read_payload(&text);
+        self.request_body(payload, ts, shared);
+    }
+
+    /// The request body's one frame, client→server, at the entry's start.
+    fn request_body(&mut self, payload: Payload, ts: Option<Micros>, shared: &Shared<'_>) {
         self.parsed.records.push(Record::Frame(Frame {
             key: shared.key.clone(),
             split: Split::Never,
@@ -436,17 +441,7 @@ impl<'t> EntrySink<'t> {
     /// ([`Payload::Lost`]), so the analysis knows an answer may have no
     /// request in the capture.
     fn lost_request(&mut self, ts: Option<Micros>, shared: &Shared<'_>) {
-        self.parsed.records.push(Record::Frame(Frame {
-            key: shared.key.clone(),
-            split: Split::Never,
-            direction: Some(Direction::C2s),
-            ts,
-            stated_latency: None,
-            event_id: None,
-            prov: shared.prov(None),
-            payload: Payload::Lost,
-            http: Some(shared.http(true, 0)),
-        }));
+        self.request_body(Payload::Lost, ts, shared);
     }
 
     /// The response body's frames, in body order (`position`).
