@@ -67,7 +67,7 @@ pub fn unknown_message(input: Input<'_>) -> Diagnostic {
         "no known format: the input holds no non-blank line".to_string()
     } else {
         format!(
-            "no known format (not HAR, not SSE, no line of a FORMATS.md §8.2 dialect); first lines: {}",
+            "no known format (not HAR, not SSE, no line in any log dialect mcp-audit reads, docs/FORMATS.md §8.2); first lines: {}",
             firsts.join(", ")
         )
     };

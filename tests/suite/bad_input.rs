@@ -127,7 +127,8 @@ fn unknown_format_names_first_lines() {
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("notes.txt: no known format") && err.contains("line 1 \"hello world\""),
+        err.contains("notes.txt: no known format (not HAR, not SSE, no line in any log dialect mcp-audit reads, docs/FORMATS.md §8.2); first lines: ")
+            && err.contains("line 1 \"hello world\""),
         "{err}"
     );
     assert_good_still_reported(&s);
