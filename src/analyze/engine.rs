@@ -284,6 +284,8 @@ pub struct Walker<'c> {
     /// ([`Payload::Lost`]): an answer that pairs with nothing may answer a
     /// request in one of them.
     lost_requests: Vec<u64>,
+    /// Response ids seen in a capture of one side (raw SSE), per direction.
+    one_sided_seen: HashSet<(usize, LooseKey)>,
 }
 
 /// HAR entry numbers for a detail: the first three, then how many more.
@@ -346,6 +348,7 @@ impl<'c> Walker<'c> {
             seen_events: HashSet::new(),
             methods: HashSet::new(),
             lost_requests: Vec::new(),
+            one_sided_seen: HashSet::new(),
         }
     }
 
@@ -982,6 +985,7 @@ impl Walker<'_> {
             }
             t.non_null += 1;
             if self.one_direction {
+                self.one_sided_response(f, d, m);
                 continue;
             }
             let Some(lk) = m.id.loose() else {
@@ -1034,7 +1038,9 @@ impl Walker<'_> {
                 .unwrap_or_default();
             self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
                 format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
-        } else if !self.one_direction {
+        } else {
+            // A success with no id answers nothing, whatever the capture
+            // holds of the other side.
             t.non_null += 1;
             t.unknown += 1;
             self.find(
@@ -1044,6 +1050,27 @@ impl Walker<'_> {
                 FindingId::One(Id::Null),
                 None,
                 "a success response without an id: it answers no request".into(),
+            );
+        }
+    }
+
+    /// A response in a capture of one side only (raw SSE): its request is
+    /// not in the capture, so it is not judged, but a second response for
+    /// the same id is `duplicate_response` (SSE replays were dropped
+    /// before, by event id and data).
+    fn one_sided_response(&mut self, f: &Frame, d: Direction, m: &Message) {
+        let Some(lk) = m.id.loose() else { return };
+        if !self.one_sided_seen.insert((dir_index(d), lk)) {
+            self.find(
+                K::DuplicateResponse,
+                f,
+                Some(d),
+                FindingId::One(m.id.clone()),
+                None,
+                format!(
+                    "a second response for id {} in this capture of one side; an id is answered once",
+                    m.id.json_text()
+                ),
             );
         }
     }

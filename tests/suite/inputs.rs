@@ -391,3 +391,37 @@ fn big_runs_fold_the_terminal_summary() {
     let s: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
     assert_eq!(s["sessions"].as_array().unwrap().len(), 100);
 }
+
+/// A raw SSE capture holds one side only: its responses are not judged
+/// against requests it cannot hold, but an id answered twice is still
+/// `duplicate_response`, and a success with no id answers nothing.
+#[test]
+fn one_sided_sse_still_reports_what_it_can() {
+    let dir = out_dir("inputs_one_sided_sse");
+    let f = dir.join("server.sse");
+    std::fs::write(
+        &f,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n\
+         event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n\
+         event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"again\":true}}\n\n\
+         event: message\ndata: {\"jsonrpc\":\"2.0\",\"result\":{}}\n\n\
+         event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\n\n",
+    )
+    .unwrap();
+    let o = mcp_audit(&[f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found: Vec<(String, serde_json::Value)> = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["kind"].as_str().unwrap().to_string(), f["id"].clone()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("duplicate_response".to_string(), 7.into()),
+            ("unknown_id_response".to_string(), serde_json::Value::Null),
+        ]
+    );
+}
