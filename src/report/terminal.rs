@@ -236,10 +236,10 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
             "    ",
             "    ",
             &format!(
-                "{}, {} session(s), {} bytes",
+                "{}, {}, {}",
                 super::read_as(&input.format, &input.dialect),
-                input.sessions,
-                input.bytes
+                counted(input.sessions as u64, "session"),
+                counted(input.bytes, "byte")
             ),
         );
         for e in &input.errors {
