@@ -67,22 +67,9 @@ impl LineReader for Bracketed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Payload, Record};
+    use crate::record::Record;
 
-    fn got(p: &Parsed) -> Vec<(u64, Option<Direction>, bool, Option<i64>)> {
-        p.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Frame(f) => Some((
-                    f.prov.location.line.unwrap_or(0),
-                    f.direction,
-                    matches!(f.payload, Payload::NonJson),
-                    f.ts,
-                )),
-                _ => None,
-            })
-            .collect()
-    }
+    use crate::ingest::testdata::lines_read as got;
 
     #[test]
     fn bracketed_host_log() {

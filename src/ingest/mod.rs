@@ -60,3 +60,44 @@ pub fn parse(input: Input<'_>, format: Format) -> Parsed {
         }
     }
 }
+
+/// Test data shared by the readers' unit tests.
+#[cfg(test)]
+pub(crate) mod testdata {
+    use std::path::Path;
+
+    use crate::record::{Direction, Parsed, Payload, Record};
+
+    /// Each frame of a line log as (line, direction, non-JSON, time).
+    pub(crate) fn lines_read(p: &Parsed) -> Vec<(u64, Option<Direction>, bool, Option<i64>)> {
+        p.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.direction,
+                    matches!(f.payload, Payload::NonJson),
+                    f.ts,
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The `<capture>.expected.json` of a capture in `tests/data/`: named
+    /// after the whole file name in the real-capture folders, after the
+    /// stem in `cases/`.
+    pub(crate) fn expected(path: &Path) -> serde_json::Value {
+        let real = path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d.to_string_lossy().starts_with("real"));
+        let exp = if real {
+            format!("{}.expected.json", path.display())
+        } else {
+            path.with_extension("expected.json").display().to_string()
+        };
+        let text = std::fs::read_to_string(&exp).unwrap_or_else(|e| panic!("{exp}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{exp}: {e}"))
+    }
+}

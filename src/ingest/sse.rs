@@ -546,15 +546,7 @@ mod tests {
                     text: &text,
                 });
                 assert!(p.errors.is_empty());
-                let exp_path = if dir.ends_with("real") {
-                    format!("{}.expected.json", path.display())
-                } else {
-                    path.with_extension("expected.json").display().to_string()
-                };
-                let exp: serde_json::Value = serde_json::from_str(
-                    &std::fs::read_to_string(&exp_path).expect("expected file"),
-                )
-                .expect("JSON");
+                let exp = crate::ingest::testdata::expected(&path);
                 let c = &exp["facts"]["counts"];
                 let mut got = [0u64; 3];
                 let mut keys = std::collections::BTreeSet::new();

@@ -139,7 +139,7 @@ impl LineReader for VsCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Payload, Record};
+    use crate::record::Record;
 
     #[test]
     fn split_and_prefix() {
@@ -158,20 +158,7 @@ mod tests {
         assert_eq!(strip_cursor_prefix("ab"), "ab");
     }
 
-    fn got(p: &Parsed) -> Vec<(u64, Option<Direction>, bool, Option<i64>)> {
-        p.records
-            .iter()
-            .filter_map(|r| match r {
-                Record::Frame(f) => Some((
-                    f.prov.location.line.unwrap_or(0),
-                    f.direction,
-                    matches!(f.payload, Payload::NonJson),
-                    f.ts,
-                )),
-                _ => None,
-            })
-            .collect()
-    }
+    use crate::ingest::testdata::lines_read as got;
 
     #[test]
     fn tags_early_tags_stderr_and_parse_errors() {

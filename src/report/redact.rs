@@ -40,10 +40,10 @@ pub const MARK: &str = "[REDACTED]";
 /// access or private key, or password (`X-Custom-Auth`,
 /// `Ocp-Apim-Subscription-Key`). `Mcp-Session-Id` is not a secret.
 fn is_secret_header(name: &str) -> bool {
-    let n = name.trim().to_ascii_lowercase();
-    if is_bookkeeping(&n) {
+    if is_bookkeeping(&folded(name)) {
         return false;
     }
+    let n = name.trim().to_ascii_lowercase();
     let says_secret = [
         "auth",
         "token",
@@ -98,28 +98,28 @@ fn is_secret_param(name: &str) -> bool {
 }
 
 /// Names that look like secrets but are MCP or paging bookkeeping
-/// (`progressToken`, `nextToken`, `maxTokens`, `tokenCount`), compared
-/// lower-cased with anything but letters and digits left out.
-fn is_bookkeeping(name: &str) -> bool {
-    let n: String = name
-        .chars()
+/// (`progressToken`, `nextToken`, `maxTokens`, `tokenCount`), given as
+/// [`folded`].
+fn is_bookkeeping(folded: &str) -> bool {
+    matches!(
+        folded,
+        "progresstoken" | "nexttoken" | "pagetoken" | "maxtokens"
+    ) || folded.ends_with("count")
+}
+
+/// A name lower-cased with anything but ASCII letters and digits left out
+/// (`Progress_Token` → `progresstoken`).
+fn folded(name: &str) -> String {
+    name.chars()
         .filter(|c| c.is_ascii_alphanumeric())
         .map(|c| c.to_ascii_lowercase())
-        .collect();
-    matches!(
-        n.as_str(),
-        "progresstoken" | "nexttoken" | "pagetoken" | "maxtokens"
-    ) || n.ends_with("count")
+        .collect()
 }
 
 /// JSON member names whose value is a credential: the name, lower-cased
 /// and without `_`/`-`, contains a secret word or ends in `token`.
 fn is_secret_key(name: &str) -> bool {
-    let n: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
+    let n = folded(name);
     if is_bookkeeping(&n) {
         return false;
     }

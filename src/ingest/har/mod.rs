@@ -391,15 +391,7 @@ mod tests {
                 if name.contains("legacy") || name.starts_with("b18") {
                     continue;
                 }
-                let exp_path = if dir.ends_with("real") {
-                    format!("{}.expected.json", path.display())
-                } else {
-                    path.with_extension("expected.json").display().to_string()
-                };
-                let exp: serde_json::Value = serde_json::from_str(
-                    &std::fs::read_to_string(&exp_path).expect("expected file"),
-                )
-                .expect("expected JSON");
+                let exp = crate::ingest::testdata::expected(&path);
                 let c = &exp["facts"]["counts"];
                 let want = Counts {
                     requests: c["requests"].as_u64().unwrap(),
