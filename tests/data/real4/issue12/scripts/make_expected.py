@@ -1,0 +1,235 @@
+"""Write the issue-12 captures' <file>.expected.json and check them against the taps.
+
+python make_expected.py DIR     (DIR holds the captures and truth/)
+
+Counts, pairs and latencies come from read_capture.py's reading of each capture;
+findings are written out by hand below from the DESIGN.md catalogue as it stands
+(existing kinds), each with `new_kind`: the issue-12 kind that should report it
+instead (null: the finding stays as it is). `new_kind_findings` lists every finding an
+issue-12 kind should give on the capture, with its location (check_case.py ignores
+both fields). Before writing, every request body in a capture is checked
+against the sending side's record (raw driver tap, stdio driver log, fastmcp
+client tap) and every response body against the server tap / client tap.
+"""
+import json, os, subprocess, sys
+
+D = sys.argv[1]
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def reading(f):
+    out = subprocess.run([sys.executable, os.path.join(HERE, "read_capture.py"), os.path.join(D, f)],
+                         capture_output=True, text=True, check=True).stdout.strip().split("\n")[-1]
+    return json.loads(out)
+
+
+def jl(p):
+    return [json.loads(x) for x in open(os.path.join(D, p)) if x.strip()]
+
+
+def har(f):
+    return json.load(open(os.path.join(D, f)))["log"]["entries"]
+
+
+# ---------------------------------------------------------------- truth checks
+def check_raw_http(f, tap):
+    """raw_http_driver.py tap vs HAR: same bodies, statuses, in order."""
+    ents, t = har(f), jl(tap)
+    assert len(ents) == len(t), (f, len(ents), len(t))
+    for e, r in zip(ents, t):
+        assert e["request"]["method"] == r["method"]
+        assert ((e["request"].get("postData") or {}).get("text") or None) == r["req_body"], (f, r["n"])
+        assert e["response"]["status"] == r["status"], (f, r["n"])
+        assert (e["response"]["content"].get("text") or "") == r["resp_body"], (f, r["n"])
+    return {r["n"]: {"label": r["label"], "status": r["status"], "client_ms": round(
+        (iso(r["t_done"]) - iso(r["t_sent"])) * 1000, 3)} for r in t}
+
+
+def iso(s):
+    import datetime
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def check_stdio(f, drv):
+    """stdio_driver.py log vs the shim's tagged log: same lines each way, same order."""
+    import re
+    sent = [r["line"] for r in jl(drv) if r["dir"] == "sent"]
+    got = [r["line"] for r in jl(drv) if r["dir"] == "got"]
+    cap_in, cap_out = [], []
+    for line in open(os.path.join(D, f), encoding="utf-8").read().split("\n"):
+        m = re.match(r"^\S+ \[(STDIN|STDOUT)\] (.*)$", line)
+        if m:
+            (cap_in if m.group(1) == "STDIN" else cap_out).append(m.group(2))
+    assert sent == cap_in, (f, "stdin differs")
+    assert got == cap_out, (f, "stdout differs")
+    return {"lines_sent": len(sent), "lines_received": len(got)}
+
+
+def check_client_tap(f, tap):
+    """fmcp_client.py httpx tap vs HAR: every POST body as sent; every response body as read."""
+    t = jl(tap)
+    reqs = {r["rid"]: r for r in t if r["ev"] == "request"}
+    body = {}
+    for r in t:
+        if r["ev"] == "resp_chunk":
+            body[r["rid"]] = body.get(r["rid"], "") + r["data"]
+    sent = sorted((r["body"], body.get(rid, "")) for rid, r in reqs.items())
+    cap = sorted(((e["request"].get("postData") or {}).get("text") or "", e["response"]["content"].get("text") or "")
+                 for e in har(f))
+    assert sent == cap, (f, "client tap differs from HAR")
+    return {"http_requests": len(reqs)}
+
+
+# ---------------------------------------------------------------- facts
+def F(kind, id_, direction, detail, new_kind=None, session=None, **kw):
+    d = {"kind": kind, "id": id_}
+    if session:
+        d["session"] = session
+    d.update({"direction": direction, "detail": detail, "new_kind": new_kind})
+    d.update(kw)
+    return d
+
+
+def N(kind, id_, direction, where, detail):
+    return {"kind": kind, "id": id_, "direction": direction, "location": where, "detail": detail}
+
+
+TS_SID = "6af716fb-cd8a-4f89-b5f0-f926c0b36183"
+PY_SID = "e704a5ff811e4e40b302f4b1dbd6776f"
+
+CAPS = {}
+
+CAPS["stdio_rmcp-3.11.0__raw-lines.logger.log"] = dict(
+    summary="rmcp 3.11.0 stdio server (protocol 2025-03-26 negotiated) fed raw lines: every JSON array - a well-formed 2-request batch, a notification-only batch and [] - is answered by one error {code -32600 'Invalid request'} with NO id member and none of its members is run; a notification with params \"bad\" is answered the same way; the other single notifications are not answered; a cancelled call's response is dropped.",
+    format="tagged proxy log (recording shim scripts/shim.py, `TS [STDIN]|[STDOUT]|[STDERR] line`, ms UTC; stderr = rmcp tracing at RUST_LOG=debug)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("missing_response", 2, "c2s", "tools/list 2 (batch of line 7) never answered: rmcp rejected the whole array with one id-less -32600 error (line 8) and ran neither member (its debug log: 'Failed to parse message ... unrecognized JSON-RPC message').", "batch_rejected_whole"),
+        F("cancelled_request", 1, "c2s", "tools/call 1 (batch of line 7) was never answered and the notification-only batch of line 11 carries notifications/cancelled {requestId 1}; that batch was rejected too, but the capture shows the cancel sent while 1 was unanswered.", None),
+        F("response_count_mismatch", [1, 2], "c2s", "batch of line 7: valid-id requests 1 and 2 (1 cancelled later), 0 responses linked; the only reply is the id-less error of line 8.", "batch_rejected_whole"),
+        F("null_id_error", None, "s2c", "line 8: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Invalid request\"}} - no id member at all - answering the well-formed batch of line 7.", "batch_rejected_whole"),
+        F("null_id_error", None, "s2c", "line 14: the same id-less -32600 error answering the notification-only batch of line 11 (JSON-RPC: nothing is to be returned for a batch of notifications; not notification_batch_replied under rule 8 because the reply is not an array).", "batch_rejected_whole"),
+        F("empty_batch", [], "c2s", "line 15: the client sends []; rmcp answers one Invalid Request error (line 16), which is what JSON-RPC 2.0 asks for (there with id null; rmcp omits the id member).", None),
+        F("null_id_error", None, "s2c", "line 16: the id-less -32600 error answering [] (line 15): the right answer to an empty array, so no issue-12 kind; only the absent id member differs from JSON-RPC 2.0's id null.", None),
+        F("invalid_request", None, "c2s", "line 36: notifications/initialized with params \"bad\" (a string: params neither object nor array).", None),
+        F("null_id_error", None, "s2c", "line 37: the id-less -32600 error answering the single (malformed) notification of line 36. JSON-RPC 2.0 lets a server answer an invalid Request object with an Invalid Request error (id null); whether a malformed notification's answer is notification_replied is for the catalogue to settle.", "notification_replied"),
+        F("cancelled_request", 5, "c2s", "tools/call slow_echo 5 (line 42, 400 ms) cancelled by notifications/cancelled at line 44 after 105 ms; rmcp finished the call and dropped its response (stderr line 47: 'dropping response for cancelled request id=5'): no response, not answered_after_cancel.", None),
+    ],
+    optional=[],
+    new=[
+        N("batch_rejected_whole", [1, 2], "s2c", {"line": 8}, "the well-formed batch [tools/call 1, tools/list 2] (line 7) answered by one error with no id member, neither member run."),
+        N("batch_rejected_whole", [], "s2c", {"line": 14}, "the notification-only batch (line 11) answered by the same id-less error, its notifications not processed (JSON-RPC: no reply at all)."),
+        N("notification_replied", None, "s2c", {"line": 37}, "the single notification notifications/initialized with params \"bad\" (line 36) answered by the id-less -32600 error. Tentative: the notification is malformed, and JSON-RPC 2.0 allows an Invalid Request error for an invalid Request object."),
+    ],
+    notes="rmcp 3.11.0's stdio transport (src/transport/async_rw.rs) parses each line as ONE JSON-RPC message; an array is serde 'Data' error -> queued error `TxJsonRpcMessage::error(ErrorData::invalid_request(\"Invalid request\", None), None)` -> written with no `id` member. Every array gets it, the empty one included (a correct answer there). Single notifications whose method is unknown (notifications/cap12/custom), whose params do not fit (notifications/cancelled without requestId; notifications/progress with progress \"half\") or that use a request method without an id ({\"method\":\"ping\"}) parse as CustomNotification and are not answered; notifications/initialized with params \"bad\" fails to parse and IS answered (line 37). Progress for tok-3 (lines 25-27) arrives before the result (line 29): no progress_after_response, no unknown_progress_token. Batching is legal under the negotiated 2025-03-26, so no batch_after_version_removed. Latencies from the shim's ms stamps.",
+    truth=lambda: check_stdio("stdio_rmcp-3.11.0__raw-lines.logger.log", "truth/rmcp_stdio.driver.jsonl"),
+)
+
+CAPS["har_ts-sdk-1.32.2-json__raw-batches.har"] = dict(
+    summary="TS SDK @modelcontextprotocol/sdk 1.32.2 McpServer, Streamable HTTP, stateful, enableJsonResponse: true, protocol 2025-03-26; raw POSTs: a one-element batch is answered with a bare object, a batch [notification, ping 5] with a bare object, a 3-request batch with an array in request order, [] with an empty 202, a notification-only batch with 202; progress notifications of a single call are dropped (JSON mode has no stream for them).",
+    format="har (mitmproxy 11.0.2 reverse proxy), Streamable HTTP, JSON responses, raw httpx POSTs (scripts/raw_http_driver.py)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("empty_batch", [], "c2s", "entry 4 POSTs []; the server answers HTTP 202 with no body instead of one Invalid Request error.", "empty_batch_not_rejected", session=TS_SID),
+    ],
+    optional=[],
+    new=[
+        N("batch_reply_not_array", [1], "s2c", {"entry": 2}, "the one-element batch [tools/call add 1] is answered 200 application/json with the bare object {\"result\":...,\"id\":1} (webStandardStreamableHttp.js: responses.length === 1 -> JSON.stringify(responses[0]))."),
+        N("batch_reply_not_array", [5], "s2c", {"entry": 6}, "the batch [notifications/roots/list_changed, ping 5] holds one request and is answered with the bare object {\"result\":{},\"id\":5}."),
+        N("empty_batch_not_rejected", [], "c2s", {"entry": 4}, "[] answered 202, empty body (the TS server counts no request in it and returns 202 as for notifications)."),
+    ],
+    notes="Batching is legal under the negotiated 2025-03-26: no batch_after_version_removed. The 3-request batch of entry 3 is answered with a JSON array in REQUEST order [2,3,4] although slow_echo 2 (150 ms) finished last (the JSON mode collects all responses, then writes them in request order): no out_of_order_batch. The notification-only batch (entry 5) gets 202 empty: healthy. count_with_progress 6 (entry 7) asked for progress (progressToken tok-6) and the tool sent 3 notifications/progress, but none reached the wire (JSON mode, no GET stream: the server tap has no progress either); the result arrives 184.9 ms after the POST. No finding names lost progress. Latencies are the entries' times (µs).",
+    truth=lambda: check_raw_http("har_ts-sdk-1.32.2-json__raw-batches.har", "truth/ts_json.client_tap.jsonl"),
+)
+
+PYERR = "one HTTP 400 application/json error {\"jsonrpc\":\"2.0\",\"id\":\"server-error\",\"error\":{\"code\":-32602,\"message\":\"Validation error: 4 validation errors for JSONRPCMessage ...\"}}"
+CAPS["har_py-mcp-1.30.0-json__raw-batches.har"] = dict(
+    summary="Python SDK mcp 1.30.0 FastMCP, Streamable HTTP, stateful, json_response=True, protocol 2025-03-26; the same raw POSTs: every JSON array (one-element, 3-request, [], notification-only, [notification, ping]) is answered by one HTTP 400 error with the placeholder id \"server-error\" and code -32602, none of its members run; single requests are answered normally.",
+    format="har (mitmproxy 11.0.2 reverse proxy), Streamable HTTP, JSON responses, raw httpx POSTs (scripts/raw_http_driver.py)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("unknown_id_response", "server-error", "s2c", "entry 2: " + PYERR + " answering the one-element batch [tools/call add 1].", "placeholder_id_error", session=PY_SID),
+        F("cancelled_request", 1, "c2s", "tools/call 1 (entry 2) never answered; the notification-only batch of entry 5 carries notifications/cancelled {requestId 1} (itself rejected by the server, but sent while 1 was unanswered).", None, session=PY_SID),
+        F("response_count_mismatch", [1], "c2s", "batch of entry 2: its only request (1) is cancelled and unanswered, so 0 responses expected; the POST's own body holds the \"server-error\" error (id not null), so 1 is linked.", "batch_rejected_whole", session=PY_SID),
+        F("unknown_id_response", "server-error", "s2c", "entry 3: the same error answering the 3-request batch [tools/call 2, tools/call 3, tools/list 4].", "placeholder_id_error", session=PY_SID),
+        F("missing_response", 2, "c2s", "tools/call slow_echo 2 (entry 3) never run: the whole batch was rejected (server tap: no CallToolRequest processed).", "batch_rejected_whole", session=PY_SID),
+        F("missing_response", 3, "c2s", "tools/call add 3 (entry 3), same rejected batch.", "batch_rejected_whole", session=PY_SID),
+        F("missing_response", 4, "c2s", "tools/list 4 (entry 3), same rejected batch.", "batch_rejected_whole", session=PY_SID),
+        F("response_count_mismatch", [2, 3, 4], "c2s", "batch of entry 3: 3 valid-id requests, 1 response linked (the POST's own \"server-error\" body).", "batch_rejected_whole", session=PY_SID),
+        F("unknown_id_response", "server-error", "s2c", "entry 4: the same error answering [].", "placeholder_id_error", session=PY_SID),
+        F("empty_batch", [], "c2s", "entry 4 POSTs []; the answer is a -32602 (Invalid params) error with id \"server-error\", not one Invalid Request (-32600) error with id null.", "empty_batch_not_rejected", session=PY_SID),
+        F("unknown_id_response", "server-error", "s2c", "entry 5: the same error answering the notification-only batch.", "placeholder_id_error", session=PY_SID),
+        F("notification_batch_replied", [], "s2c", "entry 5: the notification-only batch [notifications/roots/list_changed, notifications/cancelled] is answered with a JSON body (400).", None, session=PY_SID),
+        F("notification_batch_awaited", [], "c2s", "entry 5: a notification-only POST answered 400 with a body (48.6 ms) instead of an empty 202.", None, session=PY_SID),
+        F("unknown_id_response", "server-error", "s2c", "entry 6: the same error answering [notifications/roots/list_changed, ping 5].", "placeholder_id_error", session=PY_SID),
+        F("missing_response", 5, "c2s", "ping 5 (entry 6) never answered: batch rejected whole.", "batch_rejected_whole", session=PY_SID),
+    ],
+    optional=[],
+    new=[
+        N("placeholder_id_error", "server-error", "s2c", {"entry": 2}, "error with the constant id \"server-error\" that no request had (answering [tools/call 1])."),
+        N("placeholder_id_error", "server-error", "s2c", {"entry": 3}, "the same, answering [2, 3, 4]."),
+        N("placeholder_id_error", "server-error", "s2c", {"entry": 4}, "the same, answering []."),
+        N("placeholder_id_error", "server-error", "s2c", {"entry": 5}, "the same, answering the notification-only batch."),
+        N("placeholder_id_error", "server-error", "s2c", {"entry": 6}, "the same, answering [notification, ping 5]."),
+        N("empty_batch_not_rejected", [], "c2s", {"entry": 4}, "[] answered by a -32602 error with id \"server-error\", not one Invalid Request (-32600) error."),
+        N("batch_rejected_whole", [1], "s2c", {"entry": 2}, "a well-formed one-element batch answered by one error carrying the placeholder id \"server-error\", none of its members run. The issue's rule names id-less or id-null errors; this one has a constant id, so it may be placeholder_id_error only."),
+        N("batch_rejected_whole", [2, 3, 4], "s2c", {"entry": 3}, "same for the 3-request batch."),
+        N("batch_rejected_whole", [5], "s2c", {"entry": 6}, "same for [notification, ping 5]."),
+    ],
+    notes="mcp 1.30.0's StreamableHTTPServerTransport validates the whole POST body as ONE JSONRPCMessage (pydantic); an array fails all four union members and the transport answers HTTP 400 with id \"server-error\" (a constant it also uses for other transport errors) and code -32602 (INVALID_PARAMS), not -32600. No response_count_mismatch for the batch of entry 6: its one valid-id request (5) and the one linked \"server-error\" response balance under rule 9. count_with_progress 6 (entry 7): no progress on the wire in JSON mode (the server tap has none), result after 204.3 ms. Batching is legal under the negotiated 2025-03-26. Latencies are the entries' times (µs).",
+    truth=lambda: check_raw_http("har_py-mcp-1.30.0-json__raw-batches.har", "truth/py_json.client_tap.jsonl"),
+)
+
+MRTR_NOTE = ("MRTR (SEP-2322) as fastmcp's Client drives it: the three tools/call book_flight POSTs are ids 5, 6, 7 (a new id per round). Round 1 (id 5) carries no inputResponses/requestState and is answered resultType \"input_required\" with inputRequests.destination (an elicitation/create form) and NO requestState; round 2 (id 6) carries inputResponses.destination and still no requestState (none was issued), and is answered input_required with inputRequests.date AND a sealed requestState \"v1....\" (fastmcp seals the tool's plaintext 'dest=Paris'); round 3 (id 7) carries inputResponses.date and that requestState byte for byte and gets resultType \"complete\". So requestState alone cannot link round 1 to round 2: only tools/call + params.name + arguments do. The person's wait (the client's elicitation handler sleeps 1.5 s per round) lies between the rounds, not inside any request: server time 20-40 ms per round, the operation ~3.1 s. Every request carries _meta io.modelcontextprotocol/protocolVersion \"2026-07-28\", clientInfo, clientCapabilities, logLevel, and tools/call also progressToken = its own id; every POST carries headers MCP-Protocol-Version: 2026-07-28 and Mcp-Method (tools/call also Mcp-Name: the tool name); results carry resultType and _meta io.modelcontextprotocol/serverInfo. No Mcp-Session-Id, no initialize, no DELETE: the session starts with server/discover (id 1).")
+
+CAPS["har_fastmcp-4.2.3__mrtr.har"] = dict(
+    summary="fastmcp 4.2.3 server (mcp 2.3.0) and fastmcp's own Client under 2026-07-28 (server/discover, no initialize, no session id): a 3-round MRTR tools/call (input_required twice, requestState issued in round 2 and echoed in round 3), progress on a POST SSE stream, and a subscriptions/listen the server refuses with HTTP 404 + -32601 (fastmcp 4.2.3 serves no listen and advertises listChanged false).",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE streaming addon), Streamable HTTP 2026-07-28, fastmcp Client",
+    sessions=1, drop_latency=[4],
+    findings=[],
+    optional=[],
+    new=[],
+    operations={"mrtr": {"ids": [5, 6, 7], "entries": [5, 6, 7], "requestState_issued_in": 6, "requestState_echoed_in": 7,
+                          "server_ms": [33.061, 20.847, 14.406]}},
+    notes=MRTR_NOTE + " The listen (id \"listen-1\", entry 4) is answered 404 application/json {\"error\":{\"code\":-32601,\"message\":\"Method not found\",\"data\":\"subscriptions/listen\"}} - the 2026-07-28 rule for an unknown method (HTTP 404 + -32601), so nothing to flag; the client carries on without it. count_with_progress 4 (entry 3): 3 notifications/progress (progressToken 4, numbers) then the result on one SSE body; mitmproxy closed the entry's time at the headers (timings.receive 0, time 18.5 ms; client tap: ~190 ms), so its latency is left out of latency_ms. No finding.",
+    truth=lambda: check_client_tap("har_fastmcp-4.2.3__mrtr.har", "truth/fmcp.client_tap.jsonl"),
+)
+
+CAPS["har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har"] = dict(
+    summary="Python SDK mcp 2.3.0 MCPServer (serves subscriptions/listen) driven by fastmcp 4.2.3's Client under 2026-07-28: the same 3-round MRTR book_flight, progress on a POST stream, and a subscriptions/listen (toolsListChanged) acknowledged, then tagged with its subscription id on notifications/tools/list_changed, and still open when the client went away (no response).",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE streaming addon), Streamable HTTP 2026-07-28, fastmcp Client",
+    sessions=1, drop_latency=[4],
+    findings=[
+        F("missing_response", "listen-1", "c2s", "subscriptions/listen \"listen-1\" (entry 9, the LAST entry although it started at 06:07:55.756, before entry 4) has no response: a listen's result comes only when the stream ends gracefully, and the client exited with it open.", None, issue12="must not be reported: a subscriptions/listen open at the end of the capture is a live stream"),
+        F("stream_closed_before_response", "listen-1", "c2s", "entry 9's SSE body (ack + one tools/list_changed) ended without the listen's response: the client exited hard (os._exit) while the listen was open.", None, issue12="must not be reported either (the same live listen)"),
+    ],
+    optional=[],
+    new=[],
+    operations={"mrtr": {"ids": [5, 6, 7], "entries": [4, 5, 6], "requestState_issued_in": 5, "requestState_echoed_in": 6,
+                          "server_ms": [37.556, 24.96, 30.417]},
+                "listen": {"id": "listen-1", "entry": 9, "ack": "notifications/subscriptions/acknowledged", "tagged": ["notifications/tools/list_changed"],
+                           "meta_key": "io.modelcontextprotocol/subscriptionId"}},
+    notes=MRTR_NOTE.replace("server time 20-40 ms", "server time 25-38 ms") + " The listen POST (entry 9, id \"listen-1\", Mcp-Method: subscriptions/listen, params.notifications {toolsListChanged: true}) is answered 200 text/event-stream: first notifications/subscriptions/acknowledged {_meta {io.modelcontextprotocol/subscriptionId: \"listen-1\"}, notifications {toolsListChanged: true}}, then - after tools/call enable_extra (id 8, entry 7) added a tool - notifications/tools/list_changed with the same _meta subscriptionId. The entry's time closed at the headers (receive 0, 37.9 ms), so the list_changed event's nominal time (06:07:55.79) is 3.2 s before the call that caused it (server tap: sent 06:07:59.03). Its result never comes. Under issue 12 this capture should give no finding above info. count_with_progress 4 (entry 3): receive 0, latency left out as in the fastmcp capture.",
+    truth=lambda: check_client_tap("har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har", "truth/mcp2.client_tap.jsonl"),
+)
+
+
+for f, c in CAPS.items():
+    r = reading(f)
+    gt = c["truth"]()
+    cnt = {k: r["counts"][k] for k in ("requests", "notifications", "responses", "batches")}
+    cnt["sessions"] = c["sessions"]
+    drop = set(c["drop_latency"])
+    lat = [x for x in r["latency_ms"] if x[0] not in drop]
+    facts = {"counts": cnt, "pairs": r["pairs"], "latency_ms": lat, "expect_exact": True,
+             "findings": c["findings"], "optional_findings": c["optional"], "new_kind_findings": c["new"]}
+    # new_kind_findings: every finding an issue-12 kind should give on this capture (replacing
+    # the existing finding whose `new_kind` names it, or added where today's catalogue has none)
+    if "operations" in c:
+        facts["operations"] = c["operations"]
+    exp = {"source_url": None, "capture": f, "summary": c["summary"], "format": c["format"], "facts": facts,
+           "ground_truth": gt, "notes": c["notes"] + " Source: a real capture made here (see this folder's README.md); facts derived under docs/DESIGN.md and checked against the sending side's record (scripts/make_expected.py)."}
+    with open(os.path.join(D, f + ".expected.json"), "w") as o:
+        json.dump(exp, o, indent=2, ensure_ascii=False)
+        o.write("\n")
+    print("wrote", f + ".expected.json", cnt, len(c["findings"]), "findings", len(c["new"]), "new-kind")
