@@ -213,6 +213,21 @@ CAPS["har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har"] = dict(
     truth=lambda: check_client_tap("har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har", "truth/mcp2.client_tap.jsonl"),
 )
 
+CAPS["har_fastmcp-4.1.4-tasks__tasks.har"] = dict(
+    summary="fastmcp 4.1.4 + fastmcp-tasks 4.1.4 (mcp 2.3.0) server and the fastmcp 4.1.4 Client with task support under 2026-07-28: three tools/call answered with a task handle (resultType \"task\"), polled with tasks/get until completed; one task pauses with status input_required and is answered with tasks/update; one is cancelled with tasks/cancel; no notification at all.",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE streaming addon), Streamable HTTP 2026-07-28, fastmcp Client with fastmcp_tasks",
+    sessions=1, drop_latency=[],
+    findings=[],
+    optional=[],
+    new=[],
+    operations={"tasks": [
+        {"tool": "slow_task", "call_id": 3, "entries": [2, 9], "task_handle_entry": 2, "polls": [4, 5, 6, 7, 8, 9, 10], "final": {"id": 10, "entry": 9, "status": "completed"}, "operation_ms": 967.247, "sum_of_entry_times_ms": 129.915},
+        {"tool": "plan_dinner", "call_id": 11, "entries": [10, 13], "polls": [12, 14], "input_required_in": {"id": 12, "entry": 11}, "answered_by": {"method": "tasks/update", "id": 13, "entry": 12}, "final": {"id": 14, "entry": 13, "status": "completed"}, "operation_ms": 1612.76},
+        {"tool": "long_task", "call_id": 15, "entries": [14, 16], "cancel": {"method": "tasks/cancel", "id": 16, "entry": 15}, "final": {"id": 17, "entry": 16, "status": "cancelled"}, "operation_ms": 1532.92}]},
+    notes="Tasks extension io.modelcontextprotocol/tasks (advertised under capabilities.extensions in the server/discover result; the client advertises it in every request's _meta io.modelcontextprotocol/clientCapabilities.extensions). A tasked tools/call is answered at once with {taskId, status \"working\", createdAt, lastUpdatedAt, ttlMs 900000, pollIntervalMs 200, resultType \"task\"}; tasks/get {taskId} answers with the status (resultType \"complete\" on the get itself) and, once completed, the tool's CallToolResult under result. The task's ctx.report_progress calls do not become notifications/progress: they show only as statusMessage \"step i/3\" in tasks/get results, so progressToken 3 of the slow_task call never sees a progress notification (no unknown_progress_token, no progress_after_response). plan_dinner's guard returns input_required inside the task: tasks/get (id 12) shows status \"input_required\" with inputRequests keyed \"<taskId>:<hash>\"; the client (elicitation handler waits 1.5 s) answers with tasks/update {taskId, inputResponses} (id 13, result {}), then tasks/get id 14 is completed. long_task: call_tool_task (no progressToken in its _meta), tasks/cancel id 16 after 0.5 s, tasks/get id 17 status \"cancelled\"; no final result, nothing answered after the cancel. clientInfo in every _meta is {name \"mcp\", version \"0.1.0\"} in 4.1.4 (4.2.3 sends fastmcp/4.2.3). All 18 requests paired; each operation's time spans several entries (operations above). No finding today, and none expected under issue 12: a call answered with a task handle is not done until its tasks/get says completed/cancelled.",
+    truth=lambda: check_client_tap("har_fastmcp-4.1.4-tasks__tasks.har", "truth/fmcp_tasks.client_tap.jsonl"),
+)
+
 
 for f, c in CAPS.items():
     r = reading(f)
