@@ -104,15 +104,15 @@ CAPS["stdio_rmcp-3.11.0__raw-lines.logger.log"] = dict(
     format="tagged proxy log (recording shim scripts/shim.py, `TS [STDIN]|[STDOUT]|[STDERR] line`, ms UTC; stderr = rmcp tracing at RUST_LOG=debug)",
     sessions=1, drop_latency=[],
     findings=[
-        F("missing_response", 2, "c2s", "tools/list 2 (batch of line 7) never answered: rmcp rejected the whole array with one id-less -32600 error (line 8) and ran neither member (its debug log: 'Failed to parse message ... unrecognized JSON-RPC message').", "batch_rejected_whole"),
+        F("missing_response", 2, "c2s", "tools/list 2 (batch of line 7) never answered: rmcp rejected the whole array with one id-less -32600 error (line 8) and ran neither member (its debug log: 'Failed to parse message ... unrecognized JSON-RPC message').", None),
         F("cancelled_request", 1, "c2s", "tools/call 1 (batch of line 7) was never answered and the notification-only batch of line 11 carries notifications/cancelled {requestId 1}; that batch was rejected too, but the capture shows the cancel sent while 1 was unanswered.", None),
-        F("response_count_mismatch", [1, 2], "c2s", "batch of line 7: valid-id requests 1 and 2 (1 cancelled later), 0 responses linked; the only reply is the id-less error of line 8.", "batch_rejected_whole"),
+        F("response_count_mismatch", [1, 2], "c2s", "batch of line 7: valid-id requests 1 and 2 (1 cancelled later), 0 responses linked; the only reply is the id-less error of line 8.", None),
         F("null_id_error", None, "s2c", "line 8: {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Invalid request\"}} - no id member at all - answering the well-formed batch of line 7.", "batch_rejected_whole"),
         F("null_id_error", None, "s2c", "line 14: the same id-less -32600 error answering the notification-only batch of line 11 (JSON-RPC: nothing is to be returned for a batch of notifications; not notification_batch_replied under rule 8 because the reply is not an array).", "batch_rejected_whole"),
         F("empty_batch", [], "c2s", "line 15: the client sends []; rmcp answers one Invalid Request error (line 16), which is what JSON-RPC 2.0 asks for (there with id null; rmcp omits the id member).", None),
         F("null_id_error", None, "s2c", "line 16: the id-less -32600 error answering [] (line 15): the right answer to an empty array, so no issue-12 kind; only the absent id member differs from JSON-RPC 2.0's id null.", None),
         F("invalid_request", None, "c2s", "line 36: notifications/initialized with params \"bad\" (a string: params neither object nor array).", None),
-        F("null_id_error", None, "s2c", "line 37: the id-less -32600 error answering the single (malformed) notification of line 36. JSON-RPC 2.0 lets a server answer an invalid Request object with an Invalid Request error (id null); whether a malformed notification's answer is notification_replied is for the catalogue to settle.", "notification_replied"),
+        F("null_id_error", None, "s2c", "line 37: the id-less -32600 error answering the single (malformed) notification of line 36. JSON-RPC 2.0 lets a server answer an invalid Request object with an Invalid Request error (id null); whether a malformed notification's answer is notification_replied is for the catalogue to settle. The sending side's record says what it answers: rmcp's own debug line right after it (line 38, 'Failed to parse message receive: {...notifications/initialized...\\\"bad\\\"}') and no request of the client was in flight at rmcp (tools/list 2 is still formally pending in the log because its batch was refused, see line 7).", "notification_replied"),
         F("cancelled_request", 5, "c2s", "tools/call slow_echo 5 (line 42, 400 ms) cancelled by notifications/cancelled at line 44 after 105 ms; rmcp finished the call and dropped its response (stderr line 47: 'dropping response for cancelled request id=5'): no response, not answered_after_cancel.", None),
     ],
     optional=[],
@@ -130,7 +130,7 @@ CAPS["har_ts-sdk-1.32.2-json__raw-batches.har"] = dict(
     format="har (mitmproxy 11.0.2 reverse proxy), Streamable HTTP, JSON responses, raw httpx POSTs (scripts/raw_http_driver.py)",
     sessions=1, drop_latency=[],
     findings=[
-        F("empty_batch", [], "c2s", "entry 4 POSTs []; the server answers HTTP 202 with no body instead of one Invalid Request error.", "empty_batch_not_rejected", session=TS_SID),
+        F("empty_batch", [], "c2s", "entry 4 POSTs []; the server answers HTTP 202 with no body instead of one Invalid Request error.", None, session=TS_SID),
     ],
     optional=[],
     new=[
@@ -150,19 +150,19 @@ CAPS["har_py-mcp-1.30.0-json__raw-batches.har"] = dict(
     findings=[
         F("unknown_id_response", "server-error", "s2c", "entry 2: " + PYERR + " answering the one-element batch [tools/call add 1].", "placeholder_id_error", session=PY_SID),
         F("cancelled_request", 1, "c2s", "tools/call 1 (entry 2) never answered; the notification-only batch of entry 5 carries notifications/cancelled {requestId 1} (itself rejected by the server, but sent while 1 was unanswered).", None, session=PY_SID),
-        F("response_count_mismatch", [1], "c2s", "batch of entry 2: its only request (1) is cancelled and unanswered, so 0 responses expected; the POST's own body holds the \"server-error\" error (id not null), so 1 is linked.", "batch_rejected_whole", session=PY_SID),
+        F("response_count_mismatch", [1], "c2s", "batch of entry 2: its only request (1) is cancelled and unanswered, so 0 responses expected; the POST's own body holds the \"server-error\" error (id not null), so 1 is linked.", None, session=PY_SID),
         F("unknown_id_response", "server-error", "s2c", "entry 3: the same error answering the 3-request batch [tools/call 2, tools/call 3, tools/list 4].", "placeholder_id_error", session=PY_SID),
-        F("missing_response", 2, "c2s", "tools/call slow_echo 2 (entry 3) never run: the whole batch was rejected (server tap: no CallToolRequest processed).", "batch_rejected_whole", session=PY_SID),
-        F("missing_response", 3, "c2s", "tools/call add 3 (entry 3), same rejected batch.", "batch_rejected_whole", session=PY_SID),
-        F("missing_response", 4, "c2s", "tools/list 4 (entry 3), same rejected batch.", "batch_rejected_whole", session=PY_SID),
-        F("response_count_mismatch", [2, 3, 4], "c2s", "batch of entry 3: 3 valid-id requests, 1 response linked (the POST's own \"server-error\" body).", "batch_rejected_whole", session=PY_SID),
+        F("missing_response", 2, "c2s", "tools/call slow_echo 2 (entry 3) never run: the whole batch was rejected (server tap: no CallToolRequest processed).", None, session=PY_SID),
+        F("missing_response", 3, "c2s", "tools/call add 3 (entry 3), same rejected batch.", None, session=PY_SID),
+        F("missing_response", 4, "c2s", "tools/list 4 (entry 3), same rejected batch.", None, session=PY_SID),
+        F("response_count_mismatch", [2, 3, 4], "c2s", "batch of entry 3: 3 valid-id requests, 1 response linked (the POST's own \"server-error\" body).", None, session=PY_SID),
         F("unknown_id_response", "server-error", "s2c", "entry 4: the same error answering [].", "placeholder_id_error", session=PY_SID),
-        F("empty_batch", [], "c2s", "entry 4 POSTs []; the answer is a -32602 (Invalid params) error with id \"server-error\", not one Invalid Request (-32600) error with id null.", "empty_batch_not_rejected", session=PY_SID),
+        F("empty_batch", [], "c2s", "entry 4 POSTs []; the answer is a -32602 (Invalid params) error with id \"server-error\", not one Invalid Request (-32600) error with id null.", None, session=PY_SID),
         F("unknown_id_response", "server-error", "s2c", "entry 5: the same error answering the notification-only batch.", "placeholder_id_error", session=PY_SID),
         F("notification_batch_replied", [], "s2c", "entry 5: the notification-only batch [notifications/roots/list_changed, notifications/cancelled] is answered with a JSON body (400).", None, session=PY_SID),
         F("notification_batch_awaited", [], "c2s", "entry 5: a notification-only POST answered 400 with a body (48.6 ms) instead of an empty 202.", None, session=PY_SID),
         F("unknown_id_response", "server-error", "s2c", "entry 6: the same error answering [notifications/roots/list_changed, ping 5].", "placeholder_id_error", session=PY_SID),
-        F("missing_response", 5, "c2s", "ping 5 (entry 6) never answered: batch rejected whole.", "batch_rejected_whole", session=PY_SID),
+        F("missing_response", 5, "c2s", "ping 5 (entry 6) never answered: batch rejected whole.", None, session=PY_SID),
     ],
     optional=[],
     new=[
@@ -172,11 +172,8 @@ CAPS["har_py-mcp-1.30.0-json__raw-batches.har"] = dict(
         N("placeholder_id_error", "server-error", "s2c", {"entry": 5}, "the same, answering the notification-only batch."),
         N("placeholder_id_error", "server-error", "s2c", {"entry": 6}, "the same, answering [notification, ping 5]."),
         N("empty_batch_not_rejected", [], "c2s", {"entry": 4}, "[] answered by a -32602 error with id \"server-error\", not one Invalid Request (-32600) error."),
-        N("batch_rejected_whole", [1], "s2c", {"entry": 2}, "a well-formed one-element batch answered by one error carrying the placeholder id \"server-error\", none of its members run. The issue's rule names id-less or id-null errors; this one has a constant id, so it may be placeholder_id_error only."),
-        N("batch_rejected_whole", [2, 3, 4], "s2c", {"entry": 3}, "same for the 3-request batch."),
-        N("batch_rejected_whole", [5], "s2c", {"entry": 6}, "same for [notification, ping 5]."),
     ],
-    notes="mcp 1.30.0's StreamableHTTPServerTransport validates the whole POST body as ONE JSONRPCMessage (pydantic); an array fails all four union members and the transport answers HTTP 400 with id \"server-error\" (a constant it also uses for other transport errors) and code -32602 (INVALID_PARAMS), not -32600. No response_count_mismatch for the batch of entry 6: its one valid-id request (5) and the one linked \"server-error\" response balance under rule 9. count_with_progress 6 (entry 7): no progress on the wire in JSON mode (the server tap has none), result after 204.3 ms. Batching is legal under the negotiated 2025-03-26. Latencies are the entries' times (µs).",
+    notes="Every array is refused whole, but with the constant id \"server-error\", not an id-less or id-null error, so batch_rejected_whole (as the lead's draft rule 13 words it: no id member or id null) does not apply; placeholder_id_error replaces each unknown_id_response, and the members' missing_response and the batches' response_count_mismatch stay. mcp 1.30.0's StreamableHTTPServerTransport validates the whole POST body as ONE JSONRPCMessage (pydantic); an array fails all four union members and the transport answers HTTP 400 with id \"server-error\" (a constant it also uses for other transport errors) and code -32602 (INVALID_PARAMS), not -32600. No response_count_mismatch for the batch of entry 6: its one valid-id request (5) and the one linked \"server-error\" response balance under rule 9. count_with_progress 6 (entry 7): no progress on the wire in JSON mode (the server tap has none), result after 204.3 ms. Batching is legal under the negotiated 2025-03-26. Latencies are the entries' times (µs).",
     truth=lambda: check_raw_http("har_py-mcp-1.30.0-json__raw-batches.har", "truth/py_json.client_tap.jsonl"),
 )
 
@@ -227,6 +224,40 @@ CAPS["har_fastmcp-4.1.4-tasks__tasks.har"] = dict(
     notes="Tasks extension io.modelcontextprotocol/tasks (advertised under capabilities.extensions in the server/discover result; the client advertises it in every request's _meta io.modelcontextprotocol/clientCapabilities.extensions). A tasked tools/call is answered at once with {taskId, status \"working\", createdAt, lastUpdatedAt, ttlMs 900000, pollIntervalMs 200, resultType \"task\"}; tasks/get {taskId} answers with the status (resultType \"complete\" on the get itself) and, once completed, the tool's CallToolResult under result. The task's ctx.report_progress calls do not become notifications/progress: they show only as statusMessage \"step i/3\" in tasks/get results, so progressToken 3 of the slow_task call never sees a progress notification (no unknown_progress_token, no progress_after_response). plan_dinner's guard returns input_required inside the task: tasks/get (id 12) shows status \"input_required\" with inputRequests keyed \"<taskId>:<hash>\"; the client (elicitation handler waits 1.5 s) answers with tasks/update {taskId, inputResponses} (id 13, result {}), then tasks/get id 14 is completed. long_task: call_tool_task (no progressToken in its _meta), tasks/cancel id 16 after 0.5 s, tasks/get id 17 status \"cancelled\"; no final result, nothing answered after the cancel. clientInfo in every _meta is {name \"mcp\", version \"0.1.0\"} in 4.1.4 (4.2.3 sends fastmcp/4.2.3). All 18 requests paired; each operation's time spans several entries (operations above). No finding today, and none expected under issue 12: a call answered with a task handle is not done until its tasks/get says completed/cancelled.",
     truth=lambda: check_client_tap("har_fastmcp-4.1.4-tasks__tasks.har", "truth/fmcp_tasks.client_tap.jsonl"),
 )
+
+
+def versions(sdk, sa, sb, err_finding, err_text, offered_answer):
+    return dict(
+        summary=f"{sdk}, Streamable HTTP JSON mode, two raw sessions: (A) initialize offering \"2025-01-01\" (a revision no SDK knows) is answered with protocolVersion \"{offered_answer}\" and the session works on under it; (B) after negotiating 2025-03-26, a ping with header MCP-Protocol-Version 2025-06-18 (supported, not negotiated) is answered 200, a ping with header 2025-01-01 is refused 400 ({err_text}), a ping with the right header is answered.",
+        format="har (mitmproxy 11.0.2 reverse proxy), Streamable HTTP, JSON responses, raw httpx POSTs (scripts/raw_http_versions.py)",
+        sessions=2, drop_latency=[],
+        findings=[
+            F("missing_response", 2, "c2s", "ping 2 (entry 7, header MCP-Protocol-Version 2025-01-01) refused with HTTP 400 and an error that does not carry id 2.", None, session=sb),
+            err_finding,
+        ],
+        optional=[],
+        new=[
+            N("protocol_version_mismatch", 0, "s2c", {"entry": 0}, f"initialize 0 offered 2025-01-01; the result names {offered_answer}, a revision the client did not offer (the spec lets a server answer its own revision; the client should then disconnect, this one carries on in session A)."),
+            N("protocol_version_mismatch", 1, "c2s", {"entry": 6}, "ping 1 of session B carries MCP-Protocol-Version 2025-06-18, but the session negotiated 2025-03-26; the server answers 200 anyway (it only checks that the header names a supported revision)."),
+            N("protocol_version_mismatch", 2, "c2s", {"entry": 7}, "ping 2 carries MCP-Protocol-Version 2025-01-01 (not negotiated, not supported); the server rightly refuses it with 400."),
+        ],
+        notes=f"Session A ({sa}) negotiated {offered_answer} after the client offered 2025-01-01; initialized and ping 1 carry the header {offered_answer} and are served. Session B ({sb}) negotiated 2025-03-26. DELETE ends each session (200). Latencies are the entries' times (µs). Today's catalogue has no kind for either disagreement.",
+    )
+
+
+CAPS["har_ts-sdk-1.32.2-json__versions.har"] = dict(versions(
+    "TS SDK @modelcontextprotocol/sdk 1.32.2 (scripts/ts_json_server.mjs)", "07965950-28bf-434d-b70b-9789c8367329", "6c860a68-69f8-4ea7-ba8f-d5e5d7ffc7cc",
+    F("null_id_error", None, "s2c", "entry 7: HTTP 400 {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: Unsupported protocol version: 2025-01-01 (supported versions: ...)\"},\"id\":null} answering ping 2.", None, session="6c860a68-69f8-4ea7-ba8f-d5e5d7ffc7cc"),
+    "-32000, id null", "2025-11-25"),
+    truth=lambda: check_raw_http("har_ts-sdk-1.32.2-json__versions.har", "truth/ts_versions.client_tap.jsonl"))
+
+CAPS["har_py-mcp-1.30.0-json__versions.har"] = dict(versions(
+    "Python SDK mcp 1.30.0 FastMCP (scripts/py1_server.py --json-response)", "b8d8805e2fcb4e95b497621594a59242", "d2907ce28dc94caeaf0ff313bb8e8054",
+    F("unknown_id_response", "server-error", "s2c", "entry 7: HTTP 400 {\"jsonrpc\":\"2.0\",\"id\":\"server-error\",\"error\":{\"code\":-32600,\"message\":\"Bad Request: Unsupported protocol version: 2025-01-01. Supported versions: ...\"}} answering ping 2.", "placeholder_id_error", session="d2907ce28dc94caeaf0ff313bb8e8054"),
+    "-32600, id \"server-error\"", "2025-11-25"),
+    truth=lambda: check_raw_http("har_py-mcp-1.30.0-json__versions.har", "truth/py_versions.client_tap.jsonl"))
+CAPS["har_py-mcp-1.30.0-json__versions.har"]["new"].append(
+    N("placeholder_id_error", "server-error", "s2c", {"entry": 7}, "the 400's error carries the constant id \"server-error\" that no request had."))
 
 
 for f, c in CAPS.items():
