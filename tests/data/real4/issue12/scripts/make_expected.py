@@ -260,6 +260,69 @@ CAPS["har_py-mcp-1.30.0-json__versions.har"]["new"].append(
     N("placeholder_id_error", "server-error", "s2c", {"entry": 7}, "the 400's error carries the constant id \"server-error\" that no request had."))
 
 
+def raw2026(sdk, rejection, extra_notes, hdr_reply):
+    return dict(
+        summary=f"{sdk}, raw 2026-07-28 POSTs (no initialize, no session; _meta protocolVersion on every request, MCP-Protocol-Version and Mcp-Method headers): every JSON array - [tools/call 3], [tools/call 4, ping 5] and [] - is refused with HTTP 400 {rejection}; a single notification gets 202; progress before the result on an SSE body; an unknown method gets HTTP 404 + -32601; a tools/call whose Mcp-Method header says tools/list is refused with 400 -32020 ({hdr_reply}).",
+        format="har (mitmproxy 11.0.2 reverse proxy, SSE addon), Streamable HTTP 2026-07-28, raw httpx POSTs (scripts/raw_http_2026.py)",
+        sessions=1, drop_latency=[],
+        findings=[
+            F("null_id_error", None, "s2c", f"entry 2: HTTP 400 {rejection} answering [tools/call add 3] (an array in 2026-07-28, where batching is gone).", "batch_rejected_whole"),
+            F("missing_response", 3, "c2s", "tools/call 3 (entry 2) never run: the array was refused whole.", None),
+            F("response_count_mismatch", [3], "c2s", "array of entry 2: 1 valid-id request, 0 responses linked (the id-null error is counted apart).", None),
+            F("null_id_error", None, "s2c", f"entry 3: the same HTTP 400 answering [tools/call add 4, ping 5].", "batch_rejected_whole"),
+            F("missing_response", 4, "c2s", "tools/call 4 (entry 3), array refused whole.", None),
+            F("missing_response", 5, "c2s", "ping 5 (entry 3), array refused whole.", None),
+            F("response_count_mismatch", [4, 5], "c2s", "array of entry 3: 2 valid-id requests, 0 responses linked.", None),
+            F("null_id_error", None, "s2c", "entry 4: HTTP 400, one -32600 error with id null answering [] - the answer JSON-RPC 2.0 asks for, so no issue-12 kind.", None),
+            F("empty_batch", [], "c2s", "entry 4 POSTs [].", None),
+        ] + extra_notes[0],
+        optional=[
+            {"kind": "stream_closed_before_response", "id": i, "direction": "c2s", "new_kind": None,
+             "detail": f"entry {e}: the exchange completed with a JSON body, not an SSE stream, without a response for {i}; DESIGN names SSE streams only (as in ../../real/har_ts-streamable-sse__raw-batches.har)."}
+            for i, e in ((3, 2), (4, 3), (5, 3))],
+        new=[
+            N("batch_after_version_removed", [3], "c2s", {"entry": 2}, "an existing kind, newly reachable: the array's members carry _meta protocolVersion 2026-07-28 (the revision is per request under issue 12; there is no initialize to read it from)."),
+            N("batch_after_version_removed", [4, 5], "c2s", {"entry": 3}, "the same for [tools/call 4, ping 5]."),
+            N("batch_after_version_removed", [], "c2s", {"entry": 4}, "the same for [] (headers say 2026-07-28)."),
+            N("batch_rejected_whole", [3], "s2c", {"entry": 2}, "one id-null -32600 error, the member not run."),
+            N("batch_rejected_whole", [4, 5], "s2c", {"entry": 3}, "one id-null -32600 error, neither member run."),
+            N("header_mismatch", 8, "c2s", {"entry": 8}, "tools/call add 8 sent with header Mcp-Method: tools/list; the server rightly refuses it (400, -32020)."),
+        ] + extra_notes[1],
+        notes=extra_notes[2] + " The single notifications/cancelled {requestId 99} (entry 5) names no request and is answered 202 empty: healthy, no cancelled_request. The unknown method (entry 7) is answered HTTP 404 with -32601 and id 7, as 2026-07-28 requires. Under the committed catalogue no batch_after_version_removed (no initialize result names a revision); it is listed under new_kind_findings. Latencies are the entries' times (µs).",
+    )
+
+
+CAPS["har_ts-server-2.4.0__raw-2026.har"] = dict(raw2026(
+    "TS SDK v2 @modelcontextprotocol/server 2.4.0 (createMcpHandler, defaults; scripts/ts2_server.mjs)",
+    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later\"},\"id\":null} ([] gets 'Bad Request: empty JSON-RPC batch')",
+    ([], [], "TS v2 names the rejection reasons in its onerror callback (truth/ts2_2026.server_stderr.txt: batch-with-modern-element, empty-batch, method-header-mismatch). The -32020 answer to the header mismatch carries id 8 and data.mismatch {header, body}, so it pairs with request 8."),
+    "id 8, data.mismatch"),
+    truth=lambda: check_raw_http("har_ts-server-2.4.0__raw-2026.har", "truth/ts2_2026.client_tap.jsonl"))
+
+CAPS["har_fastmcp-4.2.3__raw-2026.har"] = dict(raw2026(
+    "fastmcp 4.2.3 server (mcp 2.3.0 transport; scripts/fmcp_server.py)",
+    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Body must be a single JSON-RPC request or notification object\"},\"id\":null} (the same text for [])",
+    ([], [], "The mcp 2.3.0 MCPServer (scripts/mcp2_server.py) gave the same answers to the same POSTs (run once, not kept). The -32020 answer to the header mismatch carries id 8, so it pairs with request 8."),
+    "id 8"),
+    truth=lambda: check_raw_http("har_fastmcp-4.2.3__raw-2026.har", "truth/raw2026_fastmcp.client_tap.jsonl"))
+
+CAPS["har_ts-server-2.4.0__raw-legacy.har"] = dict(
+    summary="TS SDK v2 @modelcontextprotocol/server 2.4.0 (createMcpHandler defaults: 2025-era traffic served statelessly, SSE replies) given the 2025-03-26 raw batch sequence of the other batch captures: the 3-request batch comes back in completion order [4,3,2] as SSE events, [] is refused with 400 -32600 id null (correct), the one-element batch and [notification, ping 5] are answered on SSE, a notification-only batch gets 202, progress reaches the wire; no session id, DELETE 405.",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE addon), Streamable HTTP 2025-03-26 stateless, raw httpx POSTs (scripts/raw_http_driver.py)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("out_of_order_batch", [2, 3, 4], "s2c", "batch [slow_echo 2 (150 ms), add 3, tools/list 4] (entry 3) answered on its SSE body in completion order 4, 3, 2.", None),
+        F("null_id_error", None, "s2c", "entry 4: HTTP 400 {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"Bad Request: empty JSON-RPC batch\"},\"id\":null} answering [] - the right answer, no issue-12 kind.", None),
+        F("empty_batch", [], "c2s", "entry 4 POSTs [].", None),
+        F("null_id_error", None, "s2c", "entry 9: DELETE answered 405 with {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Method not allowed.\"},\"id\":null} (stateless serving has no session to delete).", None),
+    ],
+    optional=[],
+    new=[],
+    notes="No Mcp-Session-Id anywhere (createMcpHandler's legacy 'stateless' mode builds a fresh server per POST), so the session is the origin. The one-element batch (entry 2) and [notification, ping 5] (entry 6) are answered with one SSE event each: not batch_reply_not_array (SSE bodies carry responses one event each). count_with_progress 6 (entry 7): 3 notifications/progress (tok-6) then the result on the SSE body. Batching is legal under the negotiated 2025-03-26. Latencies are the entries' times (µs); the SSE events of one body share them.",
+    truth=lambda: check_raw_http("har_ts-server-2.4.0__raw-legacy.har", "truth/ts2_legacy.client_tap.jsonl"),
+)
+
+
 for f, c in CAPS.items():
     r = reading(f)
     gt = c["truth"]()
