@@ -322,6 +322,21 @@ CAPS["har_ts-server-2.4.0__raw-legacy.har"] = dict(
     truth=lambda: check_raw_http("har_ts-server-2.4.0__raw-legacy.har", "truth/ts2_legacy.client_tap.jsonl"),
 )
 
+CAPS["har_fastmcp-4.2.3__client-timeout.har"] = dict(
+    summary="fastmcp 4.2.3 server and Client under 2026-07-28: tools/call count_with_progress 2 (40 steps, ~2 s) with a 0.5 s client timeout; the client gives up by closing the POST's SSE stream after 9 progress events and sends no notifications/cancelled (the mcp 2.3.0 client transport swallows it at 2026: closing the stream is the cancellation); the server stops, no result ever comes; then add 3 and tools/list 4 work normally.",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE addon), Streamable HTTP 2026-07-28, fastmcp Client",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("missing_response", 2, "c2s", "tools/call 2 (entry 1) has no response: the client timed out after 0.5 s and closed the stream (client tap: resp_close at 06:23:00.848 after 9 chunks); the server's handler was cancelled (server tap: 9 progress events, no result, no end).", None,
+          issue12="under 2026-07-28 closing a request's response stream over Streamable HTTP is its cancellation (mcp 2.3.0 src/mcp/client/streamable_http.py _consume_modern_cancellation); the HAR alone cannot tell this close from a cut (status 200, receive 0, no error field), so today's reading stands unless the catalogue reads a client-side close"),
+        F("stream_closed_before_response", 2, "c2s", "entry 1's SSE body ends after 9 notifications/progress (progressToken 2) without the result.", None),
+    ],
+    optional=[],
+    new=[],
+    notes="No answered_after_cancel: nothing for id 2 reaches the wire after the close, and no progress after it either (the 9 progress events all precede the close). fastmcp's Client sends tools/list 4 after tools/call add 3 (it refreshes the tool list to check output schemas). mitmproxy closed entry 1's time at the headers (receive 0, time 17.4 ms). Latencies are the entries' times (µs).",
+    truth=lambda: check_client_tap("har_fastmcp-4.2.3__client-timeout.har", "truth/fmcp_cancel.client_tap.jsonl"),
+)
+
 
 for f, c in CAPS.items():
     r = reading(f)
