@@ -337,6 +337,58 @@ CAPS["har_fastmcp-4.2.3__client-timeout.har"] = dict(
     truth=lambda: check_client_tap("har_fastmcp-4.2.3__client-timeout.har", "truth/fmcp_cancel.client_tap.jsonl"),
 )
 
+R415 = "HTTP 415 Unsupported Media Type, text/plain body 'fail to deserialize request body unrecognized JSON-RPC message' (no JSON-RPC reply at all)"
+RMCP_SCBR = lambda pairs: [{"kind": "stream_closed_before_response", "id": i, "direction": "c2s", "new_kind": None,
+                            "detail": f"entry {e}: the exchange completed with a 415 text/plain body, not an SSE stream, without a response for {i}; DESIGN names SSE streams only (as in ../../real/har_ts-streamable-sse__raw-batches.har)."}
+                           for i, e in pairs]
+
+CAPS["har_rmcp-3.11.0-http__raw-legacy.har"] = dict(
+    summary="rmcp 3.11.0 Streamable HTTP server (StreamableHttpService defaults: stateful session, SSE) given the 2025-03-26 raw batch sequence: every JSON array - one-element, 3-request, [], notification-only, [notification, ping] - is refused with " + R415 + "; single requests are answered on SSE bodies that open with a priming event (empty data, id, retry 3000).",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE addon), Streamable HTTP 2025-03-26, raw httpx POSTs (scripts/raw_http_driver.py)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("cancelled_request", 1, "c2s", "tools/call 1 (entry 2, refused with 415) is named by notifications/cancelled in the notification-only batch of entry 5 (itself refused) while unanswered.", None),
+        F("missing_response", 2, "c2s", "tools/call 2 (entry 3): the array was refused with 415, nothing run.", None),
+        F("missing_response", 3, "c2s", "tools/call 3 (entry 3), same.", None),
+        F("missing_response", 4, "c2s", "tools/list 4 (entry 3), same.", None),
+        F("response_count_mismatch", [2, 3, 4], "c2s", "batch of entry 3: 3 valid-id requests, 0 responses.", None),
+        F("empty_batch", [], "c2s", "entry 4 POSTs [].", None),
+        F("notification_batch_awaited", [], "c2s", "entry 5: the notification-only batch is answered 415 with a text/plain body instead of an empty 202.", None),
+        F("missing_response", 5, "c2s", "ping 5 (entry 6): the array [notification, ping 5] was refused with 415.", None),
+        F("response_count_mismatch", [5], "c2s", "batch of entry 6: 1 valid-id request, 0 responses.", None),
+    ],
+    optional=RMCP_SCBR([(2, 3), (3, 3), (4, 3), (5, 6)]),
+    new=[
+        N("empty_batch_not_rejected", [], "c2s", {"entry": 4}, "[] answered 415 text/plain, not one Invalid Request error."),
+    ],
+    notes="rmcp refuses arrays before JSON-RPC: its tower service deserializes the POST body as one message and answers a failure with HTTP 415 and a plain-text reason, so no JSON-RPC error exists to call batch_rejected_whole (the draft rule needs one error object with no id or id null); only the members' missing_response and response_count_mismatch show it. Note 415 is the status for a wrong Content-Type; the request's Content-Type was application/json. SSE bodies: rmcp opens each with a priming event ('data: ' empty, 'id: 0', 'retry: 3000') even under 2025-03-26 (the TS SDK primes only from 2025-11-25); event ids 'N/M' (event/stream). count_with_progress 6 (entry 7): 3 progress events, then the result. DELETE answered 202. Batching is legal under the negotiated 2025-03-26. Latencies are the entries' times (µs).",
+    truth=lambda: check_raw_http("har_rmcp-3.11.0-http__raw-legacy.har", "truth/rmcp_http_legacy.client_tap.jsonl"),
+)
+
+CAPS["har_rmcp-3.11.0-http__raw-2026.har"] = dict(
+    summary="rmcp 3.11.0 Streamable HTTP server given the raw 2026-07-28 sequence: every array is refused with " + R415 + "; server/discover, single calls and progress on SSE bodies; the unknown method gets HTTP 404 + -32601 (message = the method name); the Mcp-Method header mismatch gets 400 -32020 with id 8.",
+    format="har (mitmproxy 11.0.2 reverse proxy, SSE addon), Streamable HTTP 2026-07-28, raw httpx POSTs (scripts/raw_http_2026.py)",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("missing_response", 3, "c2s", "tools/call 3 (entry 2): the array was refused with 415.", None),
+        F("response_count_mismatch", [3], "c2s", "array of entry 2: 1 valid-id request, 0 responses.", None),
+        F("missing_response", 4, "c2s", "tools/call 4 (entry 3), same.", None),
+        F("missing_response", 5, "c2s", "ping 5 (entry 3), same.", None),
+        F("response_count_mismatch", [4, 5], "c2s", "array of entry 3: 2 valid-id requests, 0 responses.", None),
+        F("empty_batch", [], "c2s", "entry 4 POSTs [].", None),
+    ],
+    optional=RMCP_SCBR([(3, 2), (4, 3), (5, 3)]),
+    new=[
+        N("batch_after_version_removed", [3], "c2s", {"entry": 2}, "the array's member carries _meta protocolVersion 2026-07-28 (per-request revision)."),
+        N("batch_after_version_removed", [4, 5], "c2s", {"entry": 3}, "the same for [tools/call 4, ping 5]."),
+        N("batch_after_version_removed", [], "c2s", {"entry": 4}, "the same for [] (headers say 2026-07-28)."),
+        N("empty_batch_not_rejected", [], "c2s", {"entry": 4}, "[] answered 415 text/plain, not one Invalid Request error."),
+        N("header_mismatch", 8, "c2s", {"entry": 8}, "tools/call add 8 sent with header Mcp-Method: tools/list; rmcp refuses it (400, -32020, id 8)."),
+    ],
+    notes="server/discover (entry 0) lists supportedVersions 2024-11-05 … 2026-07-28 and is answered on an SSE body without a priming event (stateless 2026 serving). The single notifications/cancelled {requestId 99} gets 202. Under the committed catalogue no batch_after_version_removed (no initialize result); listed under new_kind_findings. Latencies are the entries' times (µs).",
+    truth=lambda: check_raw_http("har_rmcp-3.11.0-http__raw-2026.har", "truth/rmcp_http_2026.client_tap.jsonl"),
+)
+
 
 for f, c in CAPS.items():
     r = reading(f)

@@ -43,7 +43,11 @@ def frames_har(path):
             datas = sse_datas(txt) if "event-stream" in ct else [txt]
             for k, d in enumerate(datas):
                 if d.strip():
-                    fr.append((t0 + e["time"] / 1000, i, 1 + k, "s2c", json.loads(d), {"entry": i, "event": k + 1}, e["time"]))
+                    try:
+                        v = json.loads(d)
+                    except ValueError:  # e.g. rmcp's 415 text/plain body: not JSON-RPC
+                        continue
+                    fr.append((t0 + e["time"] / 1000, i, 1 + k, "s2c", v, {"entry": i, "event": k + 1}, e["time"]))
     fr.sort(key=lambda x: (x[0], x[1], x[2]))
     return fr
 

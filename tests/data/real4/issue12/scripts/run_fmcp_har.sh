@@ -1,8 +1,8 @@
 #!/bin/bash
 # fastmcp 4.2.3 (mcp 2.3.0) server, Streamable HTTP, driven by fastmcp's own Client
 # (mode auto -> 2026-07-28) through a mitmproxy 11.0.2 reverse proxy with the SSE
-# streaming addon. The client exits hard with its subscriptions/listen still open;
-# mitmdump is stopped HOLD seconds later.
+# streaming addon. fastmcp 4.2.3 refuses the listen (404, -32601), so the client runs on
+# without it and closes cleanly.
 set -u
 cd "$(dirname "$0")/.."
 PORT=18441; PPORT=18451

@@ -1,8 +1,7 @@
 #!/bin/bash
 # fastmcp 4.1.4 + fastmcp-tasks 4.1.4 (mcp 2.3.0) server with background tasks, Streamable HTTP, driven by fastmcp's own Client
 # (mode auto -> 2026-07-28) through a mitmproxy 11.0.2 reverse proxy with the SSE
-# streaming addon. The client exits hard with its subscriptions/listen still open;
-# mitmdump is stopped HOLD seconds later.
+# streaming addon. The client closes cleanly (no listen in this run).
 set -u
 cd "$(dirname "$0")/.."
 PORT=18443; PPORT=18453
