@@ -6,7 +6,8 @@ Counts, pairs and latencies come from read_capture.py's reading of each capture;
 findings are written out by hand below from the DESIGN.md catalogue as it stands
 (existing kinds), each with `new_kind`: the issue-12 kind that should report it
 instead (null: the finding stays as it is). `new_kind_findings` lists every finding an
-issue-12 kind should give on the capture, with its location (check_case.py ignores
+issue-12 kind should give on the capture, with its location (`new_kind_optional_findings`:
+issue-12 readings that are defensible but not required) (check_case.py ignores
 both fields). Before writing, every request body in a capture is checked
 against the sending side's record (raw driver tap, stdio driver log, fastmcp
 client tap) and every response body against the server tap / client tap.
@@ -121,6 +122,8 @@ CAPS["stdio_rmcp-3.11.0__raw-lines.logger.log"] = dict(
         N("batch_rejected_whole", [], "s2c", {"line": 14}, "the notification-only batch (line 11) answered by the same id-less error, its notifications not processed (JSON-RPC: no reply at all)."),
         N("notification_replied", None, "s2c", {"line": 37}, "the single notification notifications/initialized with params \"bad\" (line 36) answered by the id-less -32600 error. Tentative: the notification is malformed, and JSON-RPC 2.0 allows an Invalid Request error for an invalid Request object."),
     ],
+    new_optional=[
+        N("unknown_progress_token", "tok-3", "c2s", {"line": 34}, "driver-made: the client's own notifications/progress with token \"tok-3\" (named by the client's request 3, answered at line 29); no server->client request named it. A direction-aware rule reports it (the lead's working binary of 2026-12-02 does), a direction-blind one could call it progress_after_response instead; either reading is defensible, so it is optional."),
     notes="rmcp 3.11.0's stdio transport (src/transport/async_rw.rs) parses each line as ONE JSON-RPC message; an array is serde 'Data' error -> queued error `TxJsonRpcMessage::error(ErrorData::invalid_request(\"Invalid request\", None), None)` -> written with no `id` member. Every array gets it, the empty one included (a correct answer there). Single notifications whose method is unknown (notifications/cap12/custom), whose params do not fit (notifications/cancelled without requestId; notifications/progress with progress \"half\") or that use a request method without an id ({\"method\":\"ping\"}) parse as CustomNotification and are not answered; notifications/initialized with params \"bad\" fails to parse and IS answered (line 37). Progress for tok-3 (lines 25-27) arrives before the result (line 29): no progress_after_response, no unknown_progress_token from the server. Line 34 is DRIVER-MADE, not an SDK fault: the client sends notifications/progress with token \"tok-3\" (its own request 3's token, answered at line 29) and progress \"half\" to test a malformed notification; a direction-aware unknown_progress_token (no server request named tok-3) or a direction-blind progress_after_response could both be read into it, and rmcp ignores it - so it is in neither findings list. Batching is legal under the negotiated 2025-03-26, so no batch_after_version_removed. Latencies from the shim's ms stamps.",
     truth=lambda: check_stdio("stdio_rmcp-3.11.0__raw-lines.logger.log", "truth/rmcp_stdio.driver.jsonl"),
 )
@@ -399,6 +402,8 @@ for f, c in CAPS.items():
     lat = [x for x in r["latency_ms"] if x[0] not in drop]
     facts = {"counts": cnt, "pairs": r["pairs"], "latency_ms": lat, "expect_exact": True,
              "findings": c["findings"], "optional_findings": c["optional"], "new_kind_findings": c["new"]}
+    if c.get("new_optional"):
+        facts["new_kind_optional_findings"] = c["new_optional"]
     # new_kind_findings: every finding an issue-12 kind should give on this capture (replacing
     # the existing finding whose `new_kind` names it, or added where today's catalogue has none)
     if "operations" in c:
