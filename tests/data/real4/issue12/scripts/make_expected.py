@@ -394,6 +394,40 @@ CAPS["har_rmcp-3.11.0-http__raw-2026.har"] = dict(
 )
 
 
+def check_shim_raw(f, prefix):
+    """The tagged log's STDIN/STDOUT payloads equal the shim's raw byte streams, line by line."""
+    import re
+    cap = {"STDIN": [], "STDOUT": []}
+    for line in open(os.path.join(D, f), encoding="utf-8").read().split("\n"):
+        m = re.match(r"^\S+ \[(STDIN|STDOUT)\] (.*)$", line)
+        if m:
+            cap[m.group(1)].append(m.group(2))
+    for d in ("stdin", "stdout"):
+        raw = open(os.path.join(D, f"{prefix}.{d}.raw"), "rb").read().decode().split("\n")
+        raw = [x for x in raw if x != ""]
+        assert raw == cap[d.upper()], (f, d)
+    return {"stdin_lines": len(cap["STDIN"]), "stdout_lines": len(cap["STDOUT"])}
+
+
+CAPS["stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log"] = dict(
+    summary="mcp 2.3.0 MCPServer over stdio behind the recording shim, driven by fastmcp 4.2.3's Client (StdioTransport, 2026-07-28): server/discover, progress, a subscriptions/listen acknowledged and tagged, the 3-round MRTR book_flight, and at the end - when the client exits with the listen open - the server writes the listen's response as an error {code -32000, message 'Connection closed'} to the closed pipe.",
+    format="tagged proxy log (recording shim scripts/shim.py, `TS [STDIN]|[STDOUT] line`, ms UTC); the server wrote nothing to stderr",
+    sessions=1, drop_latency=[],
+    findings=[
+        F("slow_tail", 1, "c2s", "server/discover 1 took 2537 ms (line 1 -> 2): the Python server's start-up; the capture median is 11 ms.", None),
+        F("slow_tail", "listen-1", "c2s", "subscriptions/listen \"listen-1\" (line 12) 'took' 4202 ms: it is a stream that lived until the client left (its error response, line 25, came when stdin closed).", None,
+          issue12="must not be reported: a listen's duration is a stream's life, not a latency"),
+    ],
+    optional=[],
+    new=[],
+    operations={"mrtr": {"ids": [5, 6, 7], "lines": [[14, 15], [16, 17], [18, 19]], "requestState_issued_in": 6, "requestState_echoed_in": 7, "server_ms": [20.0, 4.0, 3.0], "operation_ms": 3060.0},
+                "listen": {"id": "listen-1", "request_line": 12, "ack_line": 13, "tagged_lines": [21], "response_line": 25,
+                           "response": {"code": -32000, "message": "Connection closed"}}},
+    notes="The stdio wire carries the same 2026-07-28 shapes as HTTP (_meta protocolVersion/clientInfo/clientCapabilities/logLevel, progressToken = own id on tools/call), without headers. The listen's ack (line 13) and notifications/tools/list_changed (line 21, written in the same ms as tools/call 8's result, line 22) carry _meta io.modelcontextprotocol/subscriptionId \"listen-1\". The client exited (os._exit) 1 s after its last call; on stdin EOF the server answered the listen with {\"id\":\"listen-1\",\"error\":{\"code\":-32000,\"message\":\"Connection closed\"}} (line 25) - nobody was reading. MRTR rounds 20, 4, 3 ms; the person's wait (2 x 1.5 s) lies between them: the operation is 3.06 s (lines 14 -> 19), which a per-operation slow_tail must not judge. Latencies from the shim's ms stamps.",
+    truth=lambda: check_shim_raw("stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log", "truth/mcp2_stdio.shim"),
+)
+
+
 for f, c in CAPS.items():
     r = reading(f)
     gt = c["truth"]()

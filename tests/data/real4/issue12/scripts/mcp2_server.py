@@ -4,6 +4,7 @@ Same tools as fmcp_server.py; enable_extra also publishes ToolsListChanged
 (ctx.notify_tools_changed()) to the listen streams.
 
 python mcp2_server.py --port P [--tap FILE]
+python mcp2_server.py --stdio
 
 Streamable HTTP on 127.0.0.1:P/mcp (mcp.http_app(), uvicorn). Tools:
   add(a, b)                 plain call
@@ -116,7 +117,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=18440)
     ap.add_argument("--tap")
+    ap.add_argument("--stdio", action="store_true", help="serve over stdio instead (mcp.run('stdio'))")
     a = ap.parse_args()
+    if a.stdio:
+        mcp.run("stdio")
+        raise SystemExit(0)
     import uvicorn
     app = mcp.streamable_http_app()
     lifespan_app = app
