@@ -47,6 +47,8 @@ import sys
 BATCH_KINDS = {
     "out_of_order_batch", "empty_batch", "notification_batch_replied",
     "notification_batch_awaited", "response_count_mismatch", "batch_after_version_removed",
+    "batch_reply_not_array", "batch_rejected_whole", "empty_batch_not_rejected",
+    "single_request_answered_with_batch",
 }
 LATENCY_TOLERANCE_MS = 1.0
 

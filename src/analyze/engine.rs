@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
+use super::replies::{self, EmptyBatch, Replies, Sent};
 use super::{Config, PairStatus, Quantity};
 use crate::reconstruct::Session;
 use crate::record::{
@@ -70,6 +71,10 @@ pub struct RequestProgress {
     pub longest_silence: Option<Micros>,
     /// Time of the last progress notification (or the request).
     last: Option<Micros>,
+    /// HAR entry whose body carried its response (`None` on a line log).
+    response_entry: Option<u64>,
+    /// Its response is a task handle: progress goes on after it.
+    task: bool,
 }
 
 impl Req {
@@ -170,6 +175,15 @@ pub struct Batch {
     pub ts: Option<Micros>,
     /// Time of the last linked response.
     pub completed: Option<Micros>,
+    /// Every member is a well-formed request or notification (rule 13).
+    pub well_formed: bool,
+    /// The finding index of the one id-less error that answered it, while
+    /// it may be `batch_rejected_whole` (rule 13), with the error's code
+    /// and whether the id member was absent.
+    pub rejection: Option<(usize, Option<i64>, bool)>,
+    /// Its first member answered by a bare object in a JSON (not SSE)
+    /// HTTP body: place, evidence and file id of that reply.
+    pub bare_reply: Option<(crate::record::Location, (u64, u32), u32)>,
 }
 
 #[derive(Default)]
@@ -286,6 +300,19 @@ pub struct Walker<'c> {
     lost_requests: Vec<u64>,
     /// Response ids seen in a capture of one side (raw SSE), per direction.
     one_sided_seen: HashSet<(usize, LooseKey)>,
+    /// Reply-shape state (rule 13).
+    replies: Replies,
+    /// What the frame being read replies to, and what it is sent as.
+    cur: Option<Sent>,
+    sending: Sent,
+    /// Valid ids sent again while pending (`duplicate_id`), per requester
+    /// direction: which of the two a response answered is unknown, so
+    /// `progress_after_response` is not judged for them.
+    dup_ids: [HashSet<ValidId>; 2],
+    /// Progress whose token named no request when it came: judged at the
+    /// end, when every request of the session has been read (a HAR places
+    /// events only inside their body's window).
+    odd_progress: Vec<(Direction, Id, Finding)>,
 }
 
 /// HAR entry numbers for a detail: the first three, then how many more.
@@ -319,6 +346,9 @@ struct Tally {
     null_ids: usize,
     /// Responses that answer no request.
     unknown: usize,
+    /// Paired requests that were sent alone / in a batch.
+    paired_alone: usize,
+    paired_batched: usize,
 }
 
 /// Runs every per-session rule over one session's ordered frames.
@@ -349,6 +379,11 @@ impl<'c> Walker<'c> {
             methods: HashSet::new(),
             lost_requests: Vec::new(),
             one_sided_seen: HashSet::new(),
+            replies: Replies::default(),
+            cur: None,
+            sending: Sent::Other,
+            odd_progress: Vec::new(),
+            dup_ids: [HashSet::new(), HashSet::new()],
         }
     }
 
@@ -385,7 +420,21 @@ impl Walker<'_> {
         method: Option<String>,
         detail: String,
     ) {
-        self.out.findings.push(Finding {
+        let found = self.finding_at(kind, f, dir, id, method, detail);
+        self.out.findings.push(found);
+    }
+
+    /// A finding pointing at frame `f`.
+    fn finding_at(
+        &self,
+        kind: K,
+        f: &Frame,
+        dir: Option<Direction>,
+        id: FindingId,
+        method: Option<String>,
+        detail: String,
+    ) -> Finding {
+        Finding {
             kind,
             session: self.out.name.clone(),
             direction: dir,
@@ -398,7 +447,7 @@ impl Walker<'_> {
             evidence: evidence(f),
             detail,
             gap: false,
-        });
+        }
     }
 
     /// Whether `f` is an SSE event delivered again after a reconnect (same
@@ -473,7 +522,17 @@ impl Walker<'_> {
             self.non_json(f);
             return;
         };
+        self.cur = self.replies.reply_to(f.http.as_ref(), d);
+        self.sending = match &f.payload {
+            Payload::Single(m) if m.kind == Kind::Notification && m.problems.is_empty() => {
+                Sent::Notification
+            }
+            Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
+            _ => Sent::Other,
+        };
+        self.empty_batch_reply(f);
         if matches!(f.payload, Payload::NonJson) {
+            self.replies.sent(f.http.as_ref(), d, Sent::Other);
             self.non_json(f);
             return;
         }
@@ -526,6 +585,31 @@ impl Walker<'_> {
             }
             Payload::NonJson | Payload::Lost => {}
         }
+        self.replies.sent(f.http.as_ref(), d, self.sending);
+    }
+
+    /// A frame answering `[]` (rule 13): over HTTP every frame of that
+    /// entry's response; over a line log the other side's next frame when
+    /// it is an id-less response or an array (anything else may answer
+    /// something else, and is not judged).
+    fn empty_batch_reply(&mut self, f: &Frame) {
+        let Some(Sent::Empty(k)) = self.cur else {
+            return;
+        };
+        let over_http = f.http.is_some();
+        let answer = match &f.payload {
+            Payload::Single(m) if m.kind == Kind::Response => {
+                if !over_http && !matches!(m.id, Id::Null | Id::Absent) {
+                    return;
+                }
+                replies::empty_batch_answer(Some(m), 0)
+            }
+            Payload::Batch(ms) => replies::empty_batch_answer(None, ms.len()),
+            _ if !over_http => return,
+            Payload::Single(_) => Some("a request or notification".into()),
+            _ => Some("a body that is not JSON-RPC".into()),
+        };
+        self.replies.empty[k].replies.push(answer);
     }
 
     /// Whether an array holds a response that pairs with (or duplicates) a
@@ -608,17 +692,20 @@ impl Walker<'_> {
                     "an empty array sent as a batch; the answer must be one Invalid Request error"
                         .into(),
                 );
+                self.empty_sent(f, d);
             }
             return;
         }
         let bi = self.new_batch(f, d, &ids, members.len());
+        self.sending = Sent::Batch(bi);
         let (responses, all_notifications) = self.batch_members(f, d, members, bi);
         self.out.batches[bi].responses = responses.len();
         if all_notifications {
             self.out.batches[bi].notification_only = true;
+            self.sending = Sent::Notifications(bi);
             match &f.http {
                 None => self.await_reply[dir_index(d.other())] = Some(bi),
-                Some(_) => self.awaited(f, FindingId::Batch(ids)),
+                Some(_) => self.awaited(f, FindingId::Batch(ids.clone())),
             }
         }
         if let Some(h) = &f.http
@@ -628,8 +715,26 @@ impl Walker<'_> {
             self.entry_batch.insert(h.entry, bi);
         }
         if !responses.is_empty() {
-            self.responses(f, d, &responses, moved);
+            let t = self.responses(f, d, &responses, moved);
+            if responses.len() == members.len() && t.paired_alone > 0 && t.paired_batched == 0 {
+                self.find(K::SingleRequestAnsweredWithBatch, f, Some(d), FindingId::Batch(ids),
+                    None, format!("a reply array answering {} request(s) that were each sent alone, not in a batch: JSON-RPC 2.0 §6 answers a single request with one object", t.paired_alone));
+            }
         }
+    }
+
+    /// `[]` sent in direction `d`: kept to judge its answer (rule 13).
+    fn empty_sent(&mut self, f: &Frame, d: Direction) {
+        let http = f.http.as_ref();
+        let judged = http.is_none_or(|h| h.is_request_body && !h.response_lost && h.status != 0);
+        self.sending = Sent::Empty(self.replies.empty.len());
+        self.replies.empty.push(EmptyBatch {
+            direction: d,
+            at: (f.prov.location, evidence(f), f.prov.file),
+            http: http.map(|h| (h.status, h.body_empty)),
+            judged,
+            replies: Vec::new(),
+        });
     }
 
     /// Opens the row of a batch of `size` members (`ids`: its members'
@@ -655,6 +760,9 @@ impl Walker<'_> {
             reply: None,
             ts: f.ts,
             completed: None,
+            well_formed: true,
+            rejection: None,
+            bare_reply: None,
         });
         bi
     }
@@ -671,6 +779,14 @@ impl Walker<'_> {
         let mut responses: Vec<&Message> = Vec::new();
         let mut all_notifications = true;
         for m in members {
+            let sound = |m: &Message| {
+                m.kind != Kind::Response
+                    && m.problems.is_empty()
+                    && (m.id == Id::Absent || m.id.is_valid())
+            };
+            if !matches!(m, Member::Message(m) if sound(m)) {
+                self.out.batches[bi].well_formed = false;
+            }
             match m {
                 Member::NotObject => {
                     all_notifications = false;
@@ -872,6 +988,7 @@ impl Walker<'_> {
         let pending_same = sp.live.get(&valid).is_some_and(|&n| n > 0);
         if pending_same {
             self.out.requests[ri].duplicate = true;
+            self.dup_ids[dir_index(d)].insert(valid.clone());
             self.find(
                 K::DuplicateId,
                 f,
@@ -910,6 +1027,12 @@ impl Walker<'_> {
         };
         let Some(&ri) = self.progress_tokens.get(&(d.other(), tok.clone())) else {
             self.out.unlinked_progress += 1;
+            if !self.one_direction {
+                let found = self.finding_at(K::UnknownProgressToken, f, Some(d), FindingId::One(tok.clone()),
+                    m.method.as_deref().map(str::to_string),
+                    format!("progress with token {}, which no request of this session named in its _meta.progressToken (MCP progress: the token must come from an active request)", tok.json_text()));
+                self.odd_progress.push((d, tok.clone(), found));
+            }
             return;
         };
         let answered = self.out.requests[ri].answered;
@@ -917,7 +1040,23 @@ impl Walker<'_> {
         p.notifications += 1;
         if answered {
             p.after_response += 1;
+            // Judged where the order is certain: a line log, or the same
+            // HAR body as the response; a task handle is not the end.
+            let same_stream = match &f.http {
+                None => true,
+                Some(h) => p.response_entry == Some(h.entry),
+            };
+            let q = &self.out.requests[ri];
+            let doubled =
+                q.id.valid()
+                    .is_some_and(|v| self.dup_ids[dir_index(d.other())].contains(&v));
+            if same_stream && !p.task && !doubled {
+                let (id, method) = (q.id.clone(), q.method.as_deref().map(str::to_string));
+                self.find(K::ProgressAfterResponse, f, Some(d), FindingId::One(id.clone()), method,
+                    format!("progress for request {} after its response; MCP progress: notifications stop when the request completes", id.json_text()));
+            }
         }
+        let p = self.out.progress.entry(ri).or_default();
         if let (Some(a), Some(b)) = (p.last, f.ts)
             && b >= a
         {
@@ -969,7 +1108,7 @@ impl Walker<'_> {
     }
 
     /// Responses of one frame (rules 5, 6, 7, 9).
-    fn responses(&mut self, f: &Frame, d: Direction, items: &[&Message], moved: bool) {
+    fn responses(&mut self, f: &Frame, d: Direction, items: &[&Message], moved: bool) -> Tally {
         let mut t = Tally::default();
         let entry = f.http.as_ref().map(|h| h.entry);
         for m in items {
@@ -980,6 +1119,9 @@ impl Walker<'_> {
                 continue;
             }
             if matches!(m.id, Id::Null | Id::Absent) {
+                if self.notification_reply(f, d, m) {
+                    continue;
+                }
                 self.null_id_response(f, d, m, &mut t);
                 continue;
             }
@@ -1025,6 +1167,30 @@ impl Walker<'_> {
                 bt.completed = bt.completed.max(f.ts);
             }
         }
+        t
+    }
+
+    /// A response that answers a single notification (rule 13): over HTTP
+    /// one in that POST's response that pairs with nothing; over a line log
+    /// an id-less one that is the other side's next frame while nothing
+    /// else is pending. Reported as `notification_replied` instead of the
+    /// unknown-id or null-id reading; answers whether it was.
+    fn notification_reply(&mut self, f: &Frame, d: Direction, m: &Message) -> bool {
+        if self.cur != Some(Sent::Notification) {
+            return false;
+        }
+        if f.http.is_none() && !self.spaces[dir_index(d.other())].pending.is_empty() {
+            return false;
+        }
+        let what = match m.id {
+            Id::Absent => "no id member".to_string(),
+            Id::Null => "id null".to_string(),
+            _ => format!("id {}", m.id.json_text()),
+        };
+        let kind = if m.has_error { "an error" } else { "a result" };
+        self.find(K::NotificationReplied, f, Some(d), FindingId::One(m.id.clone()), None,
+            format!("{kind} ({what}) answered a notification; JSON-RPC 2.0 §4.1: a notification gets no response, and a client may take this one for another request's answer"));
+        true
     }
 
     /// A response with id null or none: an error the peer could not
@@ -1038,6 +1204,15 @@ impl Walker<'_> {
                 .unwrap_or_default();
             self.find(K::NullIdError, f, Some(d), FindingId::One(Id::Null), None,
                 format!("an error response with id null{code}: the peer could not read the id of something it was sent"));
+            if let Some(Sent::Batch(bi) | Sent::Notifications(bi)) = self.cur
+                && matches!(f.payload, Payload::Single(_))
+                && d == self.out.batches[bi].direction.other()
+                && self.out.batches[bi].well_formed
+                && self.out.batches[bi].rejection.is_none()
+            {
+                let at = self.out.findings.len() - 1;
+                self.out.batches[bi].rejection = Some((at, m.error_code, m.id == Id::Absent));
+            }
         } else {
             // A success with no id answers nothing, whatever the capture
             // holds of the other side.
@@ -1134,7 +1309,7 @@ impl Walker<'_> {
                 self.spaces[space].release(&v);
             }
             self.spaces[space].answer(lk, ri, &self.out.requests);
-            self.pair(f, d, m, ri, moved, &mut t.linked);
+            self.pair(f, d, m, ri, moved, t);
         } else if let Some(&ri) = self.spaces[space].answered.get(&lk) {
             let method = self.out.requests[ri].method.as_deref().map(str::to_string);
             self.find(
@@ -1156,9 +1331,16 @@ impl Walker<'_> {
             }
         } else {
             t.unknown += 1;
+            if f.http.is_some() && self.notification_reply(f, d, m) {
+                return;
+            }
             self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
                 format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
             self.explain_by_lost_requests(d);
+            if m.has_error {
+                let at = self.out.findings.len() - 1;
+                self.replies.unknown_error(&m.id, at);
+            }
         }
     }
 
@@ -1185,7 +1367,7 @@ impl Walker<'_> {
         m: &Message,
         ri: usize,
         moved: bool,
-        linked: &mut Vec<usize>,
+        t: &mut Tally,
     ) {
         self.out.counts.pairs += 1;
         let req_id = self.out.requests[ri].id.clone();
@@ -1209,6 +1391,23 @@ impl Walker<'_> {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
+        if q.batch.is_some() {
+            t.paired_batched += 1;
+        } else {
+            t.paired_alone += 1;
+        }
+        if let (Some(Sent::Batch(bi)), Some(h), Payload::Single(_)) =
+            (self.cur, &f.http, &f.payload)
+            && !h.stream
+            && q.batch.is_some_and(|(b, _)| b as usize == bi)
+            && self.out.batches[bi].bare_reply.is_none()
+        {
+            self.out.batches[bi].bare_reply = Some((f.prov.location, evidence(f), f.prov.file));
+        }
+        if let Some(p) = self.out.progress.get_mut(&ri) {
+            p.response_entry = f.http.as_ref().map(|h| h.entry);
+            p.task = m.task_handle();
+        }
         if let Some(p) = self.out.progress.get_mut(&ri)
             && p.notifications > 0
             && let (Some(a), Some(b)) = (p.last, f.ts)
@@ -1241,8 +1440,8 @@ impl Walker<'_> {
             let bt = &mut self.out.batches[b];
             self.out.requests[ri].response_position = Some(bt.arrivals.len() as u32);
             bt.arrivals.push(pos as usize);
-            if !linked.contains(&b) {
-                linked.push(b);
+            if !t.linked.contains(&b) {
+                t.linked.push(b);
             }
         }
         if d == Direction::S2c
@@ -1259,12 +1458,114 @@ impl Walker<'_> {
             return;
         }
         self.missing_responses();
+        self.reply_shapes();
         for bi in 0..self.out.batches.len() {
             if self.out.batches[bi].reqs.is_empty() {
                 continue;
             }
             self.batch_shape(bi);
             self.batch_slow_tails(bi);
+        }
+    }
+
+    /// The end-of-session reply-shape rules (rule 13): whole-batch
+    /// rejections, bare replies to batches, answers to `[]`, placeholder
+    /// error ids, and progress tokens that no request gave.
+    fn reply_shapes(&mut self) {
+        for bi in 0..self.out.batches.len() {
+            let b = &self.out.batches[bi];
+            let ran = b.reqs.iter().any(|&r| self.out.requests[r].answered);
+            if let Some((at, code, absent)) = b.rejection
+                && !ran
+            {
+                let what = match b.reqs.len() {
+                    0 => format!(
+                        "the whole batch of {} notification(s), which asks for no reply",
+                        b.notifications
+                    ),
+                    n => format!("the whole batch of {n} request(s), and none of them ran"),
+                };
+                let code = code.map(|c| format!(" (code {c})")).unwrap_or_default();
+                let id = if absent { "no id member" } else { "id null" };
+                let found = &mut self.out.findings[at];
+                found.kind = K::BatchRejectedWhole;
+                found.id = FindingId::Batch(b.ids.clone());
+                found.detail = format!(
+                    "one error{code} with {id} answered {what}; every member was a well-formed message, so the error points at nothing the client can fix (JSON-RPC 2.0 §6 runs each member)"
+                );
+            }
+            if let Some((loc, ev, file)) = b.bare_reply {
+                let detail = format!(
+                    "a batch of {} member(s) was answered by a bare object, not an array: JSON-RPC 2.0 §6 answers a batch with an array, and a client reading one fails",
+                    b.size
+                );
+                self.out.findings.push(Finding {
+                    kind: K::BatchReplyNotArray,
+                    session: self.out.name.clone(),
+                    direction: Some(b.direction.other()),
+                    id: FindingId::Batch(b.ids.clone()),
+                    alt_ids: vec![],
+                    method: None,
+                    input: self.out.input,
+                    file,
+                    location: loc,
+                    evidence: ev,
+                    detail,
+                    gap: false,
+                });
+            }
+        }
+        for e in &self.replies.empty {
+            if let Some(detail) = replies::empty_batch_verdict(e) {
+                let (loc, ev, file) = e.at;
+                self.out.findings.push(Finding {
+                    kind: K::EmptyBatchNotRejected,
+                    session: self.out.name.clone(),
+                    direction: Some(e.direction.other()),
+                    id: FindingId::Batch(vec![]),
+                    alt_ids: vec![],
+                    method: None,
+                    input: self.out.input,
+                    file,
+                    location: loc,
+                    evidence: ev,
+                    detail,
+                    gap: false,
+                });
+            }
+        }
+        let mut placeholders: Vec<(&String, &Vec<usize>)> = self
+            .replies
+            .unknown_errors
+            .iter()
+            .filter(|(id, at)| {
+                at.len() >= 2 || replies::KNOWN_PLACEHOLDER_IDS.contains(&id.as_str())
+            })
+            .collect();
+        placeholders.sort();
+        let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
+        for (id, at) in placeholders {
+            for &i in at {
+                let found = &mut self.out.findings[i];
+                found.kind = K::PlaceholderIdError;
+                found.detail = format!(
+                    "an error with id {id}, which no request had: {} error(s) of this session carry it, a constant the server puts on errors it cannot address, so the client cannot match it to its request",
+                    at.len()
+                );
+                if let (true, Some(entries)) = (found.gap, &lost) {
+                    found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
+                }
+            }
+        }
+        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
+            if self.progress_tokens.contains_key(&(d.other(), tok)) {
+                continue;
+            }
+            if let Some(entries) = &lost {
+                found.gap = true;
+                found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
+            }
+            self.out.findings.push(found);
         }
     }
 
@@ -1414,13 +1715,15 @@ impl Walker<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Config, FindingKind};
     use crate::ingest::{self, Input};
 
     /// Analyses an envelope log given as (ms, dir, message) lines and
     /// returns (kind, id JSON) of every finding in order.
-    fn run(lines: &[(i64, &str, &str)]) -> (Vec<(&'static str, String)>, super::super::Analysis) {
+    pub(in crate::analyze) fn run(
+        lines: &[(i64, &str, &str)],
+    ) -> (Vec<(&'static str, String)>, super::super::Analysis) {
         let text: String = lines
             .iter()
             .map(|(ms, d, m)| {
@@ -1428,13 +1731,21 @@ mod tests {
                 format!("{{\"ts\":\"{ts}\",\"dir\":\"{d}\",\"msg\":{m}}}\n")
             })
             .collect();
+        run_text("t.ndjson", &text)
+    }
+
+    /// Analyses one input text of any format (detected), as [`run`].
+    pub(in crate::analyze) fn run_text(
+        name: &str,
+        text: &str,
+    ) -> (Vec<(&'static str, String)>, super::super::Analysis) {
         let input = Input {
             file: 0,
-            name: "t.ndjson",
-            text: &text,
+            name,
+            text,
         };
-        let parsed = ingest::parse(input, ingest::detect_format(&text));
-        let input = ("t.ndjson".to_string(), text.len() as u64, parsed);
+        let parsed = ingest::parse(input, ingest::detect_format(text));
+        let input = (name.to_string(), text.len() as u64, parsed);
         let a = crate::pipeline::analyze_parsed(&Config::default(), false, vec![input]).analysis;
         let f = a
             .findings

@@ -85,6 +85,14 @@ kinds! {
     StreamClosedBeforeResponse => "stream_closed_before_response", Error, false;
     NonJsonLine => "non_json_line", Info, false;
     SlowTail => "slow_tail", Warning, false;
+    NotificationReplied => "notification_replied", Error, false;
+    BatchReplyNotArray => "batch_reply_not_array", Warning, true;
+    BatchRejectedWhole => "batch_rejected_whole", Error, true;
+    EmptyBatchNotRejected => "empty_batch_not_rejected", Warning, true;
+    SingleRequestAnsweredWithBatch => "single_request_answered_with_batch", Warning, true;
+    PlaceholderIdError => "placeholder_id_error", Warning, false;
+    ProgressAfterResponse => "progress_after_response", Warning, false;
+    UnknownProgressToken => "unknown_progress_token", Warning, false;
 }
 
 /// The id a finding names: one id, or a batch's member ids (rule 8).

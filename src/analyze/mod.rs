@@ -11,6 +11,7 @@ pub mod engine;
 pub mod findings;
 pub mod histogram;
 pub mod latency;
+mod replies;
 pub mod tables;
 
 use std::collections::HashMap;

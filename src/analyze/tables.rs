@@ -889,6 +889,9 @@ mod tests {
             reply: None,
             ts: Some(ts),
             completed: Some(completed),
+            well_formed: true,
+            rejection: None,
+            bare_reply: None,
         }
     }
 

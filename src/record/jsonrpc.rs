@@ -88,6 +88,9 @@ pub struct Extra {
     /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of any
     /// other message (2026-07-28, FORMATS.md §2.6).
     pub offered: Option<Box<str>>,
+    /// The result is a task handle (`result.task` an object, MCP
+    /// 2025-11-25 tasks): the request is not done, its progress goes on.
+    pub task_handle: bool,
 }
 
 impl Message {
@@ -115,6 +118,11 @@ impl Message {
     /// The revision the requester states (see [`Extra::offered`]).
     pub fn offered(&self) -> Option<&str> {
         self.extra.as_ref()?.offered.as_deref()
+    }
+
+    /// Whether the result is a task handle (see [`Extra::task_handle`]).
+    pub fn task_handle(&self) -> bool {
+        self.extra.as_ref().is_some_and(|e| e.task_handle)
     }
 }
 
@@ -417,12 +425,17 @@ impl<'a> MessageMembers<'a> {
         }
         if let Some(r) = self.result
             && r.starts_with('{')
-            && memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some()
         {
-            let f = result_fields(r);
-            if f.server_info.is_some() {
-                extra.negotiated = f.protocol_version;
-                extra.server_info = f.server_info;
+            if memchr::memmem::find(r.as_bytes(), b"protocolVersion").is_some() {
+                let f = result_fields(r);
+                if f.server_info.is_some() {
+                    extra.negotiated = f.protocol_version;
+                    extra.server_info = f.server_info;
+                }
+            }
+            if memchr::memmem::find(r.as_bytes(), b"\"task\"").is_some() {
+                let [task] = members_of(r, &["task"]);
+                extra.task_handle = task.is_some_and(|v| v.starts_with('{'));
             }
         }
     }

@@ -129,6 +129,21 @@ real_in! {
     real3_sse_curl_i => "tests/data/real3", "sse_streamable-post.curl-i.sse";
     real3_sse_curl => "tests/data/real3", "sse_streamable-post.curl.sse";
     real3_mitmproxy_receive_zero => "tests/data/real3", "x_har_mitmproxy__py1-streamable-feature-run.har";
+    i12_har_fastmcp_4_1_4_tasks_tasks => "tests/data/real4/issue12", "har_fastmcp-4.1.4-tasks__tasks.har";
+    i12_har_fastmcp_4_2_3_client_timeout => "tests/data/real4/issue12", "har_fastmcp-4.2.3__client-timeout.har";
+    i12_har_fastmcp_4_2_3_mrtr => "tests/data/real4/issue12", "har_fastmcp-4.2.3__mrtr.har";
+    i12_har_fastmcp_4_2_3_raw_2026 => "tests/data/real4/issue12", "har_fastmcp-4.2.3__raw-2026.har";
+    i12_har_mcp_2_3_0_mcpserver_fastmcp_client_mrtr_listen => "tests/data/real4/issue12", "har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har";
+    i12_har_py_mcp_1_30_0_json_raw_batches => "tests/data/real4/issue12", "har_py-mcp-1.30.0-json__raw-batches.har";
+    i12_har_py_mcp_1_30_0_json_versions => "tests/data/real4/issue12", "har_py-mcp-1.30.0-json__versions.har";
+    i12_har_rmcp_3_11_0_http_raw_2026 => "tests/data/real4/issue12", "har_rmcp-3.11.0-http__raw-2026.har";
+    i12_har_rmcp_3_11_0_http_raw_legacy => "tests/data/real4/issue12", "har_rmcp-3.11.0-http__raw-legacy.har";
+    i12_har_ts_sdk_1_32_2_json_raw_batches => "tests/data/real4/issue12", "har_ts-sdk-1.32.2-json__raw-batches.har";
+    i12_har_ts_sdk_1_32_2_json_versions => "tests/data/real4/issue12", "har_ts-sdk-1.32.2-json__versions.har";
+    i12_har_ts_server_2_4_0_raw_2026 => "tests/data/real4/issue12", "har_ts-server-2.4.0__raw-2026.har";
+    i12_har_ts_server_2_4_0_raw_legacy => "tests/data/real4/issue12", "har_ts-server-2.4.0__raw-legacy.har";
+    i12_stdio_mcp_2_3_0_mcpserver_fastmcp_client_mrtr_listen_logger => "tests/data/real4/issue12", "stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log";
+    i12_stdio_rmcp_3_11_0_raw_lines_logger => "tests/data/real4/issue12", "stdio_rmcp-3.11.0__raw-lines.logger.log";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
