@@ -315,6 +315,13 @@ pub struct Walker<'c> {
     odd_progress: Vec<(Direction, Id, Finding)>,
 }
 
+/// The only revision without sessions or initialize (FORMATS.md §2.6).
+const MODERN: &str = "2026-07-28";
+
+/// A long-lived request whose response ends a stream (2026-07-28,
+/// FORMATS.md §3.6): never missing while open, and no latency.
+const LISTEN: &str = "subscriptions/listen";
+
 /// HAR entry numbers for a detail: the first three, then how many more.
 fn entry_list(entries: &[u64]) -> String {
     let shown: Vec<String> = entries.iter().take(3).map(u64::to_string).collect();
@@ -1423,7 +1430,11 @@ impl Walker<'_> {
                 _ => None,
             },
         };
-        if !q.cancelled {
+        // A listen's response ends its stream (no latency), unless the server
+        // refused the listen outright (method not found, bad params).
+        let stream_end = q.method.as_deref() == Some(LISTEN)
+            && !matches!(m.error_code, Some(-32601 | -32602 | -32600));
+        if !q.cancelled && !stream_end {
             q.latency = latency;
             if let Some(l) = latency
                 && l > self.cfg.timeout_us
@@ -1572,11 +1583,27 @@ impl Walker<'_> {
     /// `missing_response` (rule 7) and `stream_closed_before_response`.
     fn missing_responses(&mut self) {
         let mut extra = Vec::new();
-        for q in &self.out.requests {
+        let modern = self.out.revision.as_deref() == Some(MODERN);
+        for q in self.out.requests.iter_mut() {
             if !q.id.is_valid() || q.answered || q.cancelled {
                 continue;
             }
             let what = q.method.as_deref().unwrap_or("request");
+            if what == LISTEN {
+                // A live stream at the end of the capture (FORMATS.md §3.6).
+                continue;
+            }
+            if modern && q.on_stream {
+                // 2026-07-28: a client cancels by closing the request's
+                // response stream (FORMATS.md §2.6).
+                q.cancelled = true;
+                extra.push(q.finding(K::CancelledRequest, &self.out.name, self.out.input, format!(
+                    "{what} {}: its response stream closed without the response; under 2026-07-28 closing the stream is how a client cancels (or the stream broke, which a capture cannot tell apart; the client then re-issues it under a new id)",
+                    q.id.json_text()
+                )));
+                continue;
+            }
+            let q = &*q;
             let mut base = q.finding(
                 K::MissingResponse,
                 &self.out.name,
@@ -1938,5 +1965,36 @@ pub(super) mod tests {
             ]
         );
         let _ = FindingKind::ALL;
+    }
+
+    /// 2026-07-28 (FORMATS.md §3.6): a listen open at the end is a live
+    /// stream; one ended by an error after seconds has no latency; one
+    /// refused at once keeps its latency.
+    #[test]
+    fn listens_are_streams_not_calls() {
+        let listen = |id: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"{id}","method":"subscriptions/listen","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            )
+        };
+        let (l1, l2, l3) = (listen("l1"), listen("l2"), listen("l3"));
+        let (f, a) = run(&[
+            (0, "c2s", &l1),
+            (10, "c2s", &l2),
+            (
+                4_000,
+                "s2c",
+                r#"{"jsonrpc":"2.0","id":"l2","error":{"code":-32000,"message":"Connection closed"}}"#,
+            ),
+            (4_010, "c2s", &l3),
+            (
+                4_030,
+                "s2c",
+                r#"{"jsonrpc":"2.0","id":"l3","error":{"code":-32601,"message":"Method not found"}}"#,
+            ),
+        ]);
+        assert_eq!(f, Vec::<(&str, String)>::new());
+        let lat: Vec<_> = a.sessions[0].requests.iter().map(|q| q.latency).collect();
+        assert_eq!(lat, vec![None, None, Some(20_000)]);
     }
 }
