@@ -88,6 +88,11 @@ pub struct Extra {
     /// `params._meta["io.modelcontextprotocol/protocolVersion"]` of any
     /// other message (2026-07-28, FORMATS.md §2.6).
     pub offered: Option<Box<str>>,
+    /// What the capture cannot show of this request's answer (a log that
+    /// prints no reply bodies, FORMATS.md §8.3.9): a `missing_response` of
+    /// it is a capture gap naming this (DESIGN.md rule 12). Set by readers,
+    /// never from the message text.
+    pub capture_gap: Option<Box<str>>,
 }
 
 impl Message {

@@ -1,5 +1,5 @@
 //! Every case in `tests/data/cases` (reduced from public bug reports) and every
-//! real capture in `tests/data/real`, `real2` and `real3` with an
+//! real capture in `tests/data/real`, `real2`, `real3` and `real4` with an
 //! `.expected.json`, run through the real binary and checked with
 //! `tools/check_case.py` (summary.json and pairs.csv).
 
@@ -106,11 +106,10 @@ real! {
 real2! {
     real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
     real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
-    real2_mcp_remote_debug => "x_stdio_mcp-remote.debug.log", "issue 11: mcp-remote --debug file";
     real2_supergateway_sse => "x_stdio_supergateway-sse.log", "issue 11: supergateway sessions split in two";
 }
 
-/// Real captures in `tests/data/real2` and `tests/data/real3` that are
+/// Real captures in `tests/data/real2`, `real3` and `real4` that are
 /// read right today.
 macro_rules! real_in {
     ($($name:ident => $dir:literal, $file:literal;)*) => {$(
@@ -129,6 +128,16 @@ real_in! {
     real3_sse_curl_i => "tests/data/real3", "sse_streamable-post.curl-i.sse";
     real3_sse_curl => "tests/data/real3", "sse_streamable-post.curl.sse";
     real3_mitmproxy_receive_zero => "tests/data/real3", "x_har_mitmproxy__py1-streamable-feature-run.har";
+    real2_mcp_remote_debug => "tests/data/real2", "x_stdio_mcp-remote.debug.log";
+    real3_mcp_proxy => "tests/data/real3", "x_stdio_mcp-proxy.debug.log";
+    real3_mcp_remote_debug_file => "tests/data/real3", "x_stdio_mcp-remote.debug-file.log";
+    real3_mcp_remote_stderr => "tests/data/real3", "x_stdio_mcp-remote.stderr.log";
+    real4_mcp_remote_sse_debug_file => "tests/data/real4/bridge", "x_stdio_mcp-remote-sse.debug-file.log";
+    real4_mcp_remote_sse_debug_stderr => "tests/data/real4/bridge", "x_stdio_mcp-remote-sse.debug-stderr.log";
+    real4_mcp_proxy_sse_client => "tests/data/real4/bridge", "x_stdio_mcp-proxy-sse-client.debug.log";
+    real4_mcp_proxy_sse_server => "tests/data/real4/bridge", "x_stdio_mcp-proxy-sse-server.debug.log";
+    real4_mcp_proxy_npm_stream => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-stream.debug.log";
+    real4_mcp_proxy_npm_sse => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-sse.debug.log";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
@@ -144,9 +153,6 @@ macro_rules! real3 {
 }
 
 real3! {
-    real3_mcp_proxy => "x_stdio_mcp-proxy.debug.log", "issue 11: mcp-proxy (PyPI) Python repr logs are not read";
-    real3_mcp_remote_debug_file => "x_stdio_mcp-remote.debug-file.log", "issue 11: mcp-remote --debug file";
-    real3_mcp_remote_stderr => "x_stdio_mcp-remote.stderr.log", "issue 11: mcp-remote plain stderr (a `[PID] ` line reads as JSON)";
     real3_supergateway_sse_to_stdio => "x_stdio_supergateway-sse-to-stdio.log", "issue 11: supergateway --sse mode `Response:` lines";
 }
 
