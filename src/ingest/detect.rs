@@ -152,7 +152,9 @@ mod tests {
             Format::Lines(Dialect::McpRemote)
         );
         assert_eq!(
-            detect("[2026-12-01T23:03:36.772Z][18014] Starting mcp-remote\n[2026-12-01T23:03:37.063Z][18014] Local → Remote message {\"method\":\"notifications/initialized\"}\n"),
+            detect(
+                "[2026-12-01T23:03:36.772Z][18014] Starting mcp-remote\n[2026-12-01T23:03:37.063Z][18014] Local → Remote message {\"method\":\"notifications/initialized\"}\n"
+            ),
             Format::Lines(Dialect::McpRemote)
         );
         assert_eq!(

@@ -84,15 +84,17 @@ pub fn log_line(line: &str) -> Option<LogLine<'_>> {
     if !ok {
         return None;
     }
-    let ms = r.get(20..23).filter(|m| m.bytes().all(|c| c.is_ascii_digit()))?;
+    let ms = r
+        .get(20..23)
+        .filter(|m| m.bytes().all(|c| c.is_ascii_digit()))?;
     let mut r = r.get(23..)?;
     if let Some(t) = r.strip_prefix('.') {
         r = t.trim_start_matches(|c: char| c.is_ascii_digit());
     }
     let r = r.strip_prefix(' ')?;
-    let (logger, message) = r.split_once("] ").or_else(|| {
-        r.strip_suffix(']').map(|l| (l, ""))
-    })?;
+    let (logger, message) = r
+        .split_once("] ")
+        .or_else(|| r.strip_suffix(']').map(|l| (l, "")))?;
     if logger.is_empty() || logger.contains(' ') {
         return None;
     }
@@ -115,9 +117,8 @@ pub fn traffic(message: &str) -> Option<(Direction, &str)> {
 /// The row claims the line: a Python logging prefix, with a traffic marker
 /// or an `mcp_proxy` logger (its start-up lines).
 pub fn claims(line: &str) -> bool {
-    log_line(line).is_some_and(|l| {
-        traffic(l.message).is_some() || l.logger.starts_with("mcp_proxy")
-    })
+    log_line(line)
+        .is_some_and(|l| traffic(l.message).is_some() || l.logger.starts_with("mcp_proxy"))
 }
 
 /// The JSON-RPC message of a repr (FORMATS.md §8.3.10) as JSON text:
@@ -183,9 +184,9 @@ impl LineReader for McpProxy {
         };
         let ts = sink.ts(line.number, &l.time);
         let at = At::by_start(sink.input().name, Some(direction), ts, line.number);
-        let payload = repr_json(repr).map_err(|e| (e.at, e.what)).and_then(|json| {
-            parse_payload(&json).map_err(|_| (0, "a JSON-RPC object"))
-        });
+        let payload = repr_json(repr)
+            .map_err(|e| (e.at, e.what))
+            .and_then(|json| parse_payload(&json).map_err(|_| (0, "a JSON-RPC object")));
         match payload {
             Ok(p) => sink.frame(at, repr, p),
             Err((off, what)) => {
@@ -226,10 +227,18 @@ mod tests {
 
     #[test]
     fn logging_prefix() {
-        let l = log_line("[D 2026-12-01 23:03:42,682.682 mcp.client.streamable_http] SSE message: root=X()").unwrap();
+        let l = log_line(
+            "[D 2026-12-01 23:03:42,682.682 mcp.client.streamable_http] SSE message: root=X()",
+        )
+        .unwrap();
         assert_eq!(
             (l.level, l.time.as_str(), l.logger, l.message),
-            ('D', "2026-12-01 23:03:42.682", "mcp.client.streamable_http", "SSE message: root=X()")
+            (
+                'D',
+                "2026-12-01 23:03:42.682",
+                "mcp.client.streamable_http",
+                "SSE message: root=X()"
+            )
         );
         let l = log_line("[I 2026-12-01 23:03:42,683 httpx] HTTP Request: POST").unwrap();
         assert_eq!((l.level, l.logger), ('I', "httpx"));
@@ -237,15 +246,22 @@ mod tests {
         assert!(log_line("[d 2026-12-01 23:03:42,682.682 x] y").is_none());
         assert!(log_line("[D 2026-12-01 23:03:42,682.682 a b] y").is_none());
         assert!(log_line("[D 2026-12-01").is_none());
-        assert!(claims("[D 2026-12-01 23:03:42,589.589 mcp_proxy.__main__] Starting SSE/StreamableHTTP client and stdio server"));
-        assert!(claims("[D 2026-12-01 23:03:42,682.682 mcp.client.sse] Received server message: root=X()"));
-        assert!(!claims("[D 2026-12-01 23:03:42,682.682 httpcore.http11] send_request_headers.complete"));
+        assert!(claims(
+            "[D 2026-12-01 23:03:42,589.589 mcp_proxy.__main__] Starting SSE/StreamableHTTP client and stdio server"
+        ));
+        assert!(claims(
+            "[D 2026-12-01 23:03:42,682.682 mcp.client.sse] Received server message: root=X()"
+        ));
+        assert!(!claims(
+            "[D 2026-12-01 23:03:42,682.682 httpcore.http11] send_request_headers.complete"
+        ));
     }
 
     #[test]
     fn reprs_to_json() {
         assert_eq!(
-            repr_json("root=JSONRPCRequest(method='ping', params=None, jsonrpc='2.0', id=15)").unwrap(),
+            repr_json("root=JSONRPCRequest(method='ping', params=None, jsonrpc='2.0', id=15)")
+                .unwrap(),
             r#"{"id":15,"jsonrpc":"2.0","method":"ping"}"#
         );
         assert_eq!(
@@ -286,7 +302,11 @@ untagged traceback line\n";
         );
         assert_eq!(p.other_lines, 4);
         assert_eq!(p.errors.len(), 1);
-        assert!(p.errors[0].message.contains("expected a value at byte 35"), "{:?}", p.errors);
+        assert!(
+            p.errors[0].message.contains("expected a value at byte 35"),
+            "{:?}",
+            p.errors
+        );
         let msgs: Vec<(Kind, Id, bool, bool, Option<i64>)> = p
             .records
             .iter()

@@ -314,8 +314,10 @@ mod tests {
             (m.kind, m.id, m.method.as_deref(), m.problems.len()),
             (Kind::Request, Id::Int(5), Some("resources/read"), 0)
         );
-        let m = summary_message("{\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}")
-            .unwrap();
+        let m = summary_message(
+            "{\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}",
+        )
+        .unwrap();
         assert_eq!(
             (m.kind, m.has_result, m.has_error, m.error_code),
             (Kind::Response, false, true, Some(-32601))
@@ -334,7 +336,7 @@ mod tests {
             text,
         });
         assert_eq!(lines_read(&p), vec![(3, Some(Direction::C2s), false, None)]);
-        assert_eq!((p.other_lines, p.errors.len()), (11, 0));
+        assert_eq!((p.other_lines, p.errors.len()), (12, 0));
         let Record::Frame(f) = &p.records[0] else {
             panic!()
         };
@@ -354,7 +356,7 @@ mod tests {
 
     #[test]
     fn debug_file_reads_summaries_with_times() {
-        let text = "[2026-12-01T23:03:37.021Z][18014] [Local→Remote] initialize\n[2026-12-01T23:03:37.021Z][18014] Local → Remote message {\"method\":\"initialize\",\"id\":0}\n[2026-12-01T23:03:37.021Z][18014] {\n  \"id\": 0\n}\n[2026-12-01T23:03:37.029Z][18014] Token request stack trace: Error\n    at x (file://./y.js:1:2)\n[2026-12-01T23:03:37.055Z][18014] Remote → Local message {\"id\":0,\"result\":\"result-present\"}\n[2026-12-01T23:03:37.584Z][18014] Local → Remote message {\"id\":0}\n[2026-12-01T23:03:37.585Z][18014] Remote → Local message {oops\n";
+        let text = "[2026-12-01T23:03:37.021Z][18014] [Local→Remote] initialize\n[2026-12-01T23:03:37.021Z][18014] Local → Remote message {\"method\":\"initialize\",\"id\":0}\n[2026-12-01T23:03:37.021Z][18014] {\n  \"id\": 0\n}\n[2026-12-01T23:03:37.029Z][18014] Token request stack trace: Error\n    at x (file://./y.js:1:2)\n[2026-12-01T23:03:37.055Z][18014] Remote → Local message {\"id\":0,\"result\":\"result-present\"}\n[2026-12-01T23:03:37.584Z][18014] Local → Remote message {\"id\":0}\n[2026-12-01T23:03:37.585Z][18014] Remote → Local message oops\n";
         let p = parse(Input {
             file: 0,
             name: "d.log",

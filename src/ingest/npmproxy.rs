@@ -47,7 +47,11 @@ struct NpmProxy;
 
 impl LineReader for NpmProxy {
     fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
-        let Some(body) = line.text.strip_prefix(PREFIX).filter(|b| b.starts_with('{')) else {
+        let Some(body) = line
+            .text
+            .strip_prefix(PREFIX)
+            .filter(|b| b.starts_with('{'))
+        else {
             sink.other();
             return;
         };
@@ -61,7 +65,10 @@ impl LineReader for NpmProxy {
             None => sink.other(),
             Some(Body::Read(p)) => sink.frame(at, part, p),
             Some(Body::Partly(p, what)) => {
-                sink.error(line.number, &format!("util.inspect body read only in part: {what}"));
+                sink.error(
+                    line.number,
+                    &format!("util.inspect body read only in part: {what}"),
+                );
                 sink.frame(at, part, p);
             }
             Some(Body::Unreadable) => sink.non_json(at, part),
@@ -77,7 +84,7 @@ mod tests {
 
     #[test]
     fn reads_message_events_only() {
-        let text = "transport event {\n  chunk: '{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\\n',\n  type: 'data'\n}\ntransport event {\n  message: {\n    jsonrpc: '2.0',\n    id: 0,\n    result: { serverInfo: { name: 'capture-demo-py1', version: '1.30.0' } }\n  },\n  type: 'message'\n}\nstarting server on port 18404\n[mcp-proxy] received delete request\ntransport event {\n  message: { method: 'notifications/progress', params: { progressToken: 12, progress: 1 }, jsonrpc: '2.0' },\n  type: 'message'\n}\ntransport event { message: { jsonrpc: '2.0', id: 3, method: [Object] }, type: 'message' }\ntransport event { type: 'close' }\n";
+        let text = "transport event {\n  chunk: '{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\\n',\n  type: 'data'\n}\ntransport event {\n  message: {\n    jsonrpc: '2.0',\n    id: 0,\n    result: { serverInfo: { name: 'capture-demo-py1', version: '1.30.0' } }\n  },\n  type: 'message'\n}\nstarting server on port 18404\n[mcp-proxy] received delete request\ntransport event {\n  message: { method: 'notifications/progress', params: { progressToken: 12, progress: 1 }, jsonrpc: '2.0' },\n  type: 'message'\n}\ntransport event { message: { jsonrpc: '2.0', id: 3, method: 'roots/list' }, type: 'message' }\ntransport event { type: 'close' }\n";
         let p = parse(Input {
             file: 0,
             name: "n.log",

@@ -181,7 +181,9 @@ impl<'a> Reader<'a> {
         let name = self.ident();
         if matches!(self.peek(), Some(b'\'' | b'"'))
             && name.len() <= 2
-            && name.bytes().all(|c| matches!(c, b'b' | b'r' | b'u' | b'B' | b'R' | b'U'))
+            && name
+                .bytes()
+                .all(|c| matches!(c, b'b' | b'r' | b'u' | b'B' | b'R' | b'U'))
         {
             return self.string().map(Value::String);
         }
@@ -253,7 +255,9 @@ impl<'a> Reader<'a> {
             Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'_' | b'x' | b'a'..=b'd' | b'f' | b'A'..=b'F')
         ) || (matches!(self.peek(), Some(b'-' | b'+'))
             && matches!(
-                self.pos.checked_sub(1).and_then(|i| self.s.as_bytes().get(i)),
+                self.pos
+                    .checked_sub(1)
+                    .and_then(|i| self.s.as_bytes().get(i)),
                 Some(b'e' | b'E')
             ))
         {
@@ -276,7 +280,10 @@ impl<'a> Reader<'a> {
                 return Ok(Value::Number(n));
             }
         }
-        if let Some(h) = t.strip_prefix("0x").and_then(|h| i64::from_str_radix(h, 16).ok()) {
+        if let Some(h) = t
+            .strip_prefix("0x")
+            .and_then(|h| i64::from_str_radix(h, 16).ok())
+        {
             return Ok(Value::from(h));
         }
         match t.parse::<f64>() {
@@ -377,7 +384,10 @@ mod tests {
         assert_eq!(r("'é ✓'"), json!("é ✓"));
         assert_eq!(r("b'raw'"), json!("raw"));
         assert_eq!(r("(1, 2)"), json!([1, 2]));
-        assert_eq!(r("{'a': {1: 'x'}, 'b': []}"), json!({"a": {"1": "x"}, "b": []}));
+        assert_eq!(
+            r("{'a': {1: 'x'}, 'b': []}"),
+            json!({"a": {"1": "x"}, "b": []})
+        );
     }
 
     #[test]
@@ -402,7 +412,10 @@ mod tests {
             read_whole("JSONRPCMessage(root=JSONRPCNotification(method='notifications/initialized', params=None, jsonrpc='2.0'))").unwrap(),
             json!({"root": {"method": "notifications/initialized", "jsonrpc": "2.0"}})
         );
-        assert_eq!(read_whole("AnyUrl('config://app')").unwrap(), json!("config://app"));
+        assert_eq!(
+            read_whole("AnyUrl('config://app')").unwrap(),
+            json!("config://app")
+        );
         assert_eq!(
             read_whole("<mcp.shared.session.RequestResponder object at 0x7f1f>").unwrap(),
             Value::Null
@@ -424,11 +437,17 @@ mod tests {
             assert!(read_whole(t).is_err(), "{t:?}");
         }
         let deep = "[".repeat(100_000);
-        assert_eq!(read_whole(&deep).unwrap_err().what, "a shallower value (nesting too deep)");
+        assert_eq!(
+            read_whole(&deep).unwrap_err().what,
+            "a shallower value (nesting too deep)"
+        );
         let deep = "X(a=".repeat(1000);
         assert!(read_whole(&deep).is_err());
         let long = format!("'{}'", "x".repeat(1 << 20));
-        assert_eq!(read_whole(&long).unwrap().as_str().map(str::len), Some(1 << 20));
+        assert_eq!(
+            read_whole(&long).unwrap().as_str().map(str::len),
+            Some(1 << 20)
+        );
         assert_eq!(read_whole("[1, 2] x").unwrap_err().at, 7);
     }
 }
