@@ -47,6 +47,9 @@ pub struct Req {
     /// Its HAR entry's response was not kept by the capture
     /// (`HttpContext::response_lost`): a `missing_response` is a gap.
     pub response_lost: bool,
+    /// What the capture cannot show of its answer (`Extra::capture_gap`,
+    /// a log without reply bodies): a `missing_response` is a gap.
+    pub reply_gap: Option<Box<str>>,
     /// HAR entry of its POST.
     pub entry: Option<u64>,
     /// Where.
@@ -128,6 +131,7 @@ impl Req {
             late: false,
             on_stream: false,
             response_lost: false,
+            reply_gap: None,
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
@@ -960,6 +964,7 @@ impl Walker<'_> {
             ts: f.ts,
             on_stream,
             response_lost,
+            reply_gap: m.extra.as_ref().and_then(|e| e.capture_gap.clone()),
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
@@ -1627,6 +1632,12 @@ impl Walker<'_> {
                     "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
                     q.id.json_text(),
                     q.entry.unwrap_or(0)
+                );
+            } else if let Some(gap) = &q.reply_gap {
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no response in the capture, but {gap} (a capture gap): its answer may have been there",
+                    q.id.json_text()
                 );
             }
             if q.on_stream {

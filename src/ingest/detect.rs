@@ -144,6 +144,23 @@ mod tests {
             detect("[supergateway] Starting...\n"),
             Format::Lines(Dialect::Supergateway)
         );
+        // mcp-remote: a line that is only `[PID] ` parses as the JSON array
+        // `[17924]` and never decides; the summary lines do.
+        assert_eq!(detect("[17924] \n"), Format::Unknown);
+        assert_eq!(
+            detect("[17924] Press Ctrl+C to exit\n[17924] \n[17924] [Local→Remote] initialize\n"),
+            Format::Lines(Dialect::McpRemote)
+        );
+        assert_eq!(
+            detect(
+                "[2026-12-01T23:03:36.772Z][18014] Starting mcp-remote\n[2026-12-01T23:03:37.063Z][18014] Local → Remote message {\"method\":\"notifications/initialized\"}\n"
+            ),
+            Format::Lines(Dialect::McpRemote)
+        );
+        assert_eq!(
+            detect("[D 2026-12-01 23:03:42,589.589 mcp_proxy.__main__] Starting\n"),
+            Format::Lines(Dialect::McpProxy)
+        );
         assert_eq!(
             detect("lsp DEBUG --> { id: 1 }\n"),
             Format::Lines(Dialect::Inspect)
@@ -209,6 +226,11 @@ mod tests {
             "[supergateway] Child → SSE: [",
             "é DEBUG <-- { é: [Obj",
             "[2025-01-01 00:00:00.000][info] [é",
+            "[1] {\n  \"a\": [",
+            "[1] [Local→Remote] é\n[1] {",
+            "[2026-12-01T23:03:37.021Z][1] Remote → Local message {\"id\":",
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: root=X(a=[{'b': (1,",
+            "[D 2026-12-01 23:03:42,682.682 mcp_proxy] é",
         ];
         for t in odd {
             let f = detect(t);

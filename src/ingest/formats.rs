@@ -10,8 +10,8 @@
 
 use super::input::Input;
 use super::{
-    arrow, bare, bracketed, claude, envelope, har, har_claim, inspect, lsp, pair, sse,
-    supergateway, tagged, twoline, vscode,
+    arrow, bare, bracketed, claude, envelope, har, har_claim, inspect, lsp, mcpproxy, mcpremote,
+    npmproxy, pair, sse, supergateway, tagged, twoline, vscode,
 };
 use crate::record::Parsed;
 
@@ -49,6 +49,15 @@ pub enum Dialect {
     TwoLine,
     /// Row 8: supergateway (`[supergateway] SRC → DST: BODY`, §8.3.6).
     Supergateway,
+    /// mcp-remote's plain stderr and `--debug` file (`[PID] …`,
+    /// `[ISO][PID] Local → Remote message {…}`, §8.3.9), checked after row 8.
+    McpRemote,
+    /// mcp-proxy (PyPI) Python logging with pydantic reprs (`[D DATE TIME,ms.ms
+    /// logger] Sending client message: root=JSONRPCRequest(…)`, §8.3.10).
+    McpProxy,
+    /// npm `mcp-proxy` (punkpeye) `--debug` stdout (`transport event {` +
+    /// util.inspect, server→client only, §8.3.11).
+    NpmProxy,
     /// Row 9: util.inspect tracers (`DEBUG --> BODY`, §8.3.6).
     Inspect,
     /// Row 10: arrow logs (`-->`, `<--`, `>`, `<`).
@@ -66,7 +75,7 @@ pub enum Dialect {
 impl Dialect {
     /// Every dialect, in table 8.2 row order (the per-direction pair last);
     /// also the order of the table's dialect rows.
-    pub const ALL: [Dialect; 12] = [
+    pub const ALL: [Dialect; 15] = [
         Dialect::Tagged,
         Dialect::Claude,
         Dialect::VsCode,
@@ -74,6 +83,9 @@ impl Dialect {
         Dialect::Lsp,
         Dialect::TwoLine,
         Dialect::Supergateway,
+        Dialect::McpRemote,
+        Dialect::McpProxy,
+        Dialect::NpmProxy,
         Dialect::Inspect,
         Dialect::Arrow,
         Dialect::Envelope,
@@ -175,7 +187,7 @@ pub(crate) static FILE_FORMATS: [FormatSpec; 2] = [
 
 /// The line dialects of FORMATS.md table 8.2, in row order (the order of
 /// [`Dialect::ALL`]).
-pub(crate) static DIALECTS: [FormatSpec; 12] = [
+pub(crate) static DIALECTS: [FormatSpec; 15] = [
     FormatSpec {
         format: Format::Lines(Dialect::Tagged),
         name: tagged::NAME,
@@ -223,6 +235,27 @@ pub(crate) static DIALECTS: [FormatSpec; 12] = [
         name: supergateway::NAME,
         claim: Claim::Line(supergateway::claims),
         parse: supergateway::parse,
+        block_start: None,
+    },
+    FormatSpec {
+        format: Format::Lines(Dialect::McpRemote),
+        name: mcpremote::NAME,
+        claim: Claim::Line(mcpremote::claims),
+        parse: mcpremote::parse,
+        block_start: None,
+    },
+    FormatSpec {
+        format: Format::Lines(Dialect::McpProxy),
+        name: mcpproxy::NAME,
+        claim: Claim::Line(mcpproxy::claims),
+        parse: mcpproxy::parse,
+        block_start: None,
+    },
+    FormatSpec {
+        format: Format::Lines(Dialect::NpmProxy),
+        name: npmproxy::NAME,
+        claim: Claim::Line(npmproxy::claims),
+        parse: npmproxy::parse,
         block_start: None,
     },
     FormatSpec {
@@ -310,6 +343,9 @@ mod tests {
                 "lsp",
                 "twoline",
                 "supergateway",
+                "mcp-remote",
+                "mcp-proxy",
+                "mcp-proxy-npm",
                 "inspect",
                 "arrow",
                 "envelope",

@@ -58,6 +58,26 @@ pub fn read_body(text: &str) -> Body {
         Err(crate::record::jsonrpc::PayloadError::NotContainer(_)) => return Body::Unreadable,
         Err(_) => {}
     }
+    match read_inspect(t) {
+        Some((v, lost)) => body_of(&v, lost),
+        None => Body::Unreadable,
+    }
+}
+
+/// Reads the member `name` of a util.inspect object dump as a BODY (an
+/// event wrapper such as npm mcp-proxy's `{ message: {…}, type: 'message' }`,
+/// FORMATS.md §8.3.11). `None` when the text is no object or has no such
+/// member.
+pub fn read_member(text: &str, name: &str) -> Option<Body> {
+    let (v, lost) = read_inspect(text.trim_matches([' ', '\t', '\r', '\n']))?;
+    let V::Obj(members) = v else { return None };
+    let inner = members.into_iter().find(|(k, _)| k == name)?.1;
+    Some(body_of(&inner, lost))
+}
+
+/// The value of util.inspect text and what could not be read of it;
+/// `None` when it opens no object or array.
+fn read_inspect(t: &str) -> Option<(V, Vec<String>)> {
     let mut r = Reader {
         src: t,
         pos: 0,
@@ -71,20 +91,25 @@ pub fn read_body(text: &str) -> Body {
         .and_then(|x| x.split_once('>'))
         .map_or(r.rest(), |x| x.1);
     if !opening.trim_start().starts_with(['{', '[']) {
-        return Body::Unreadable;
+        return None;
     }
     let v = r.value(0);
     r.ws();
     if !r.rest().is_empty() {
         r.note(format!("text after the body (\"{}\")", snippet(r.rest())));
     }
-    let partial = !r.lost.is_empty();
-    let payload = match &v {
+    Some((v, r.lost))
+}
+
+/// The BODY of a value read from util.inspect text.
+fn body_of(v: &V, lost: Vec<String>) -> Body {
+    let partial = !lost.is_empty();
+    let payload = match v {
         V::Obj(m) => {
             if partial && m.is_empty() {
                 return Body::Unreadable;
             }
-            match to_message(&v, partial) {
+            match to_message(v, partial) {
                 Some(m) => Payload::Single(m),
                 None => return Body::Unreadable,
             }
@@ -101,9 +126,9 @@ pub fn read_body(text: &str) -> Body {
         _ => return Body::Unreadable,
     };
     if partial {
-        let mut what = r.lost[0].clone();
-        if r.lost.len() > 1 {
-            what.push_str(&format!("; {} more unreadable part(s)", r.lost.len() - 1));
+        let mut what = lost[0].clone();
+        if lost.len() > 1 {
+            what.push_str(&format!("; {} more unreadable part(s)", lost.len() - 1));
         }
         Body::Partly(payload, what)
     } else {

@@ -252,6 +252,12 @@ impl<'a> LineSink<'a> {
         v
     }
 
+    /// The input holds one side of the conversation only (a log of what
+    /// one peer wrote): nothing is paired (DESIGN.md rule 12).
+    pub(crate) fn one_direction(&mut self) {
+        self.parsed.one_direction = true;
+    }
+
     /// Sets the dialect name (Cursor files read by the VS Code parser).
     pub(crate) fn set_dialect(&mut self, name: &'static str) {
         self.parsed.dialect = name;

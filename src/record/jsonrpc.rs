@@ -91,6 +91,11 @@ pub struct Extra {
     /// The result is a task handle (`result.task` an object, MCP
     /// 2025-11-25 tasks): the request is not done, its progress goes on.
     pub task_handle: bool,
+    /// What the capture cannot show of this request's answer (a log that
+    /// prints no reply bodies, FORMATS.md §8.3.9): a `missing_response` of
+    /// it is a capture gap naming this (DESIGN.md rule 12). Set by readers,
+    /// never from the message text.
+    pub capture_gap: Option<Box<str>>,
 }
 
 impl Message {

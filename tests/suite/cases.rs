@@ -1,5 +1,5 @@
 //! Every case in `tests/data/cases` (reduced from public bug reports) and every
-//! real capture in `tests/data/real`, `real2` and `real3` with an
+//! real capture in `tests/data/real`, `real2`, `real3` and `real4` with an
 //! `.expected.json`, run through the real binary and checked with
 //! `tools/check_case.py` (summary.json and pairs.csv).
 
@@ -106,11 +106,10 @@ real! {
 real2! {
     real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
     real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
-    real2_mcp_remote_debug => "x_stdio_mcp-remote.debug.log", "issue 11: mcp-remote --debug file";
     real2_supergateway_sse => "x_stdio_supergateway-sse.log", "issue 11: supergateway sessions split in two";
 }
 
-/// Real captures in `tests/data/real2` and `tests/data/real3` that are
+/// Real captures in `tests/data/real2`, `real3` and `real4` that are
 /// read right today.
 macro_rules! real_in {
     ($($name:ident => $dir:literal, $file:literal;)*) => {$(
@@ -144,6 +143,16 @@ real_in! {
     i12_har_ts_server_2_4_0_raw_legacy => "tests/data/real4/issue12", "har_ts-server-2.4.0__raw-legacy.har";
     i12_stdio_mcp_2_3_0_mcpserver_fastmcp_client_mrtr_listen_logger => "tests/data/real4/issue12", "stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log";
     i12_stdio_rmcp_3_11_0_raw_lines_logger => "tests/data/real4/issue12", "stdio_rmcp-3.11.0__raw-lines.logger.log";
+    real2_mcp_remote_debug => "tests/data/real2", "x_stdio_mcp-remote.debug.log";
+    real3_mcp_proxy => "tests/data/real3", "x_stdio_mcp-proxy.debug.log";
+    real3_mcp_remote_debug_file => "tests/data/real3", "x_stdio_mcp-remote.debug-file.log";
+    real3_mcp_remote_stderr => "tests/data/real3", "x_stdio_mcp-remote.stderr.log";
+    real4_mcp_remote_sse_debug_file => "tests/data/real4/bridge", "x_stdio_mcp-remote-sse.debug-file.log";
+    real4_mcp_remote_sse_debug_stderr => "tests/data/real4/bridge", "x_stdio_mcp-remote-sse.debug-stderr.log";
+    real4_mcp_proxy_sse_client => "tests/data/real4/bridge", "x_stdio_mcp-proxy-sse-client.debug.log";
+    real4_mcp_proxy_sse_server => "tests/data/real4/bridge", "x_stdio_mcp-proxy-sse-server.debug.log";
+    real4_mcp_proxy_npm_stream => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-stream.debug.log";
+    real4_mcp_proxy_npm_sse => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-sse.debug.log";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
@@ -159,9 +168,6 @@ macro_rules! real3 {
 }
 
 real3! {
-    real3_mcp_proxy => "x_stdio_mcp-proxy.debug.log", "issue 11: mcp-proxy (PyPI) Python repr logs are not read";
-    real3_mcp_remote_debug_file => "x_stdio_mcp-remote.debug-file.log", "issue 11: mcp-remote --debug file";
-    real3_mcp_remote_stderr => "x_stdio_mcp-remote.stderr.log", "issue 11: mcp-remote plain stderr (a `[PID] ` line reads as JSON)";
     real3_supergateway_sse_to_stdio => "x_stdio_supergateway-sse-to-stdio.log", "issue 11: supergateway --sse mode `Response:` lines";
 }
 

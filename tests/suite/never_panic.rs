@@ -19,7 +19,7 @@ use mcp_audit::report::{file_id, json, terminal};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const DIALECTS: [Dialect; 12] = Dialect::ALL;
+const DIALECTS: [Dialect; 15] = Dialect::ALL;
 
 /// Every parser on `text`, then the whole pipeline over all their results
 /// at once (one input each, as the CLI numbers them).
@@ -218,6 +218,16 @@ fn prefix() -> impl Strategy<Value = &'static str> {
         "[supergateway] Child → SSE: ",
         "DEBUG --> ",
         "lsp DEBUG <-- ",
+        "[17924] ",
+        "[17924] [Local→Remote] ",
+        "[17924] {",
+        "[2026-12-01T23:03:37.021Z][18014] Local → Remote message ",
+        "[2026-12-01T23:03:37.021Z][18014] Remote → Local message {",
+        "[D 2026-12-01 23:03:42,682.682 mcp.client.streamable_http] Sending client message: root=",
+        "[D 2026-12-01 23:03:42,682.682 mcp.client.sse] Received server message: SessionMessage(message=",
+        "[I 2026-12-01 23:03:42,683.683 mcp_proxy.httpx_client] ",
+        "transport event {",
+        "transport event { message: ",
         "{\"ts\":\"2025-01-01T00:00:00Z\",\"dir\":\"c2s\",\"msg\":",
     ])
 }

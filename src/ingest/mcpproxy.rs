@@ -1,0 +1,357 @@
+//! mcp-proxy (PyPI, sparfenyuk) `--debug` logs (FORMATS.md §8.3.10):
+//! Python logging lines `[L YYYY-MM-DD HH:MM:SS,mmm.mmm LOGGER] MESSAGE`
+//! whose traffic lines are pydantic reprs, read by [`super::pyrepr`].
+//!
+//! The `mcp` SDK's debug lines carry the traffic of one leg:
+//! - `Sending client message: root=JSONRPCRequest(…)` (Streamable HTTP
+//!   client) or `Sending client message: SessionMessage(message=…)` /
+//!   `message=JSONRPCMessage(root=…) metadata=…` (SSE client):
+//!   client→server;
+//! - `SSE message: root=…` (Streamable HTTP client) and `Received server
+//!   message: root=…` (SSE client): server→client;
+//! - `Validated client message: root=…` (SSE server, mcp-proxy's server
+//!   mode): client→server; `Sending message via SSE: …` (SSE server):
+//!   server→client.
+//!
+//! `Received message: …` of `mcp.server.lowlevel.server` (the other leg,
+//! without ids or as `<RequestResponder object at 0x…>`) and `Sending
+//! session message to writer` (a copy of the validated message) are not
+//! traffic, nor is any other line (httpx, httpcore, headers, untagged
+//! lines). The time is the line's local wall clock read as UTC, to the ms
+//! (the `.mmm` after the comma repeats the ms). A traffic line whose repr
+//! cannot be read is a `non_json_line`, reported once with its place. The
+//! file is the session key; sessions start at each `initialize`.
+
+use super::grammar::escape;
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::pyrepr::{self, ReprError};
+use super::sink::{At, LineReader, LineSink, read_lines};
+use crate::record::jsonrpc::parse_payload;
+use crate::record::{Direction, Parsed};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "mcp-proxy";
+
+/// The traffic markers of the `mcp` SDK's debug lines and their direction.
+const MARKERS: [(&str, Direction); 5] = [
+    ("Sending client message: ", Direction::C2s),
+    ("SSE message: ", Direction::S2c),
+    ("Received server message: ", Direction::S2c),
+    ("Validated client message: ", Direction::C2s),
+    ("Sending message via SSE: ", Direction::S2c),
+];
+
+/// One Python logging line: level letter, `YYYY-MM-DD HH:MM:SS.mmm` (the
+/// comma made a dot), logger, message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine<'a> {
+    /// `D`, `I`, `W`, `E`, `C`.
+    pub level: char,
+    /// The time as `parse_iso` reads it.
+    pub time: String,
+    /// The logger name.
+    pub logger: &'a str,
+    /// The text after `] `.
+    pub message: &'a str,
+}
+
+/// Reads the logging prefix; `None` when the line has none.
+pub fn log_line(line: &str) -> Option<LogLine<'_>> {
+    let r = line.strip_prefix('[')?;
+    let mut chars = r.chars();
+    let level = chars.next().filter(char::is_ascii_uppercase)?;
+    let r = r.get(1..)?.strip_prefix(' ')?;
+    // `2026-12-01 23:03:42,682.682 `
+    let date = r.get(..10)?;
+    let clock = r.get(11..19)?;
+    let b = r.as_bytes();
+    let ok = date.bytes().enumerate().all(|(i, c)| {
+        if i == 4 || i == 7 {
+            c == b'-'
+        } else {
+            c.is_ascii_digit()
+        }
+    }) && b.get(10) == Some(&b' ')
+        && clock.bytes().enumerate().all(|(i, c)| {
+            if i == 2 || i == 5 {
+                c == b':'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+        && b.get(19) == Some(&b',');
+    if !ok {
+        return None;
+    }
+    let ms = r
+        .get(20..23)
+        .filter(|m| m.bytes().all(|c| c.is_ascii_digit()))?;
+    let mut r = r.get(23..)?;
+    if let Some(t) = r.strip_prefix('.') {
+        r = t.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    let r = r.strip_prefix(' ')?;
+    let (logger, message) = r
+        .split_once("] ")
+        .or_else(|| r.strip_suffix(']').map(|l| (l, "")))?;
+    if logger.is_empty() || logger.contains(' ') {
+        return None;
+    }
+    Some(LogLine {
+        level,
+        time: format!("{date} {clock}.{ms}"),
+        logger,
+        message,
+    })
+}
+
+/// The direction and the repr of a traffic message; `None` for any other
+/// message.
+pub fn traffic(message: &str) -> Option<(Direction, &str)> {
+    MARKERS
+        .iter()
+        .find_map(|(m, d)| message.strip_prefix(m).map(|r| (*d, r)))
+}
+
+/// The row claims the line: a Python logging prefix, with a traffic marker
+/// or an `mcp_proxy` logger (its start-up lines).
+pub fn claims(line: &str) -> bool {
+    log_line(line)
+        .is_some_and(|l| traffic(l.message).is_some() || l.logger.starts_with("mcp_proxy"))
+}
+
+/// The JSON-RPC message of a repr (FORMATS.md §8.3.10) as JSON text:
+/// `root=X(…)`, `message=JSONRPCMessage(root=X(…)) metadata=…`,
+/// `SessionMessage(message=…, metadata=…)` or `X(…)`; an object whose only
+/// member is `root` (a `JSONRPCMessage`) is its root.
+pub fn repr_json(repr: &str) -> Result<String, ReprError> {
+    let t = repr.trim();
+    let (skip, whole) = if let Some(r) = t.strip_prefix("root=") {
+        (t.len() - r.len(), false)
+    } else if let Some(r) = t.strip_prefix("message=") {
+        (t.len() - r.len(), false)
+    } else {
+        (0, true)
+    };
+    let body = &t[skip..];
+    let v = if whole {
+        pyrepr::read_whole(body)
+    } else {
+        // `message=…` is followed by ` metadata=…`.
+        pyrepr::read_value(body).map(|x| x.0)
+    }
+    .map_err(|e| ReprError {
+        at: e.at + skip,
+        what: e.what,
+    })?;
+    let mut v = v;
+    if let Some(m) = v.as_object_mut().and_then(|o| o.remove("message")) {
+        v = m;
+    }
+    while let Some(inner) = v
+        .as_object_mut()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.remove("root"))
+    {
+        v = inner;
+    }
+    Ok(v.to_string())
+}
+
+/// Parses an mcp-proxy log (FORMATS.md §8.3.10).
+pub fn parse(input: Input<'_>) -> Parsed {
+    read_lines(LineSink::new(input, NAME), McpProxy::default())
+}
+
+/// Counts unreadable reprs (the first is reported).
+#[derive(Default)]
+struct McpProxy {
+    unreadable: u64,
+    /// The line of the last unreadable repr.
+    last_bad: u64,
+}
+
+impl LineReader for McpProxy {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
+        let Some(l) = log_line(line.text) else {
+            sink.other();
+            return;
+        };
+        let Some((direction, repr)) = traffic(l.message) else {
+            sink.other();
+            return;
+        };
+        let ts = sink.ts(line.number, &l.time);
+        let at = At::by_start(sink.input().name, Some(direction), ts, line.number);
+        let payload = repr_json(repr)
+            .map_err(|e| (e.at, e.what))
+            .and_then(|json| parse_payload(&json).map_err(|_| (0, "a JSON-RPC object")));
+        match payload {
+            Ok(p) => sink.frame(at, repr, p),
+            Err((off, what)) => {
+                self.unreadable += 1;
+                self.last_bad = line.number;
+                if self.unreadable == 1 {
+                    sink.error(
+                        line.number,
+                        &format!(
+                            "Python repr not read: expected {what} at byte {off} of \"{}\"",
+                            escape(repr, 60)
+                        ),
+                    );
+                }
+                sink.non_json(at, repr);
+            }
+        }
+    }
+
+    fn end(&mut self, sink: &mut LineSink<'_>) {
+        if self.unreadable > 1 {
+            sink.error(
+                self.last_bad,
+                &format!(
+                    "{} more unreadable Python reprs (the last at this line)",
+                    self.unreadable - 1
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::testdata::lines_read;
+    use crate::record::{Id, Kind, Payload, Record};
+
+    #[test]
+    fn logging_prefix() {
+        let l = log_line(
+            "[D 2026-12-01 23:03:42,682.682 mcp.client.streamable_http] SSE message: root=X()",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.level, l.time.as_str(), l.logger, l.message),
+            (
+                'D',
+                "2026-12-01 23:03:42.682",
+                "mcp.client.streamable_http",
+                "SSE message: root=X()"
+            )
+        );
+        let l = log_line("[I 2026-12-01 23:03:42,683 httpx] HTTP Request: POST").unwrap();
+        assert_eq!((l.level, l.logger), ('I', "httpx"));
+        assert!(log_line("[D 2026-12-01 23:03:42.682 x] y").is_none());
+        assert!(log_line("[d 2026-12-01 23:03:42,682.682 x] y").is_none());
+        assert!(log_line("[D 2026-12-01 23:03:42,682.682 a b] y").is_none());
+        assert!(log_line("[D 2026-12-01").is_none());
+        assert!(claims(
+            "[D 2026-12-01 23:03:42,589.589 mcp_proxy.__main__] Starting SSE/StreamableHTTP client and stdio server"
+        ));
+        assert!(claims(
+            "[D 2026-12-01 23:03:42,682.682 mcp.client.sse] Received server message: root=X()"
+        ));
+        assert!(!claims(
+            "[D 2026-12-01 23:03:42,682.682 httpcore.http11] send_request_headers.complete"
+        ));
+    }
+
+    #[test]
+    fn reprs_to_json() {
+        assert_eq!(
+            repr_json("root=JSONRPCRequest(method='ping', params=None, jsonrpc='2.0', id=15)")
+                .unwrap(),
+            r#"{"id":15,"jsonrpc":"2.0","method":"ping"}"#
+        );
+        assert_eq!(
+            repr_json("message=JSONRPCMessage(root=JSONRPCResponse(jsonrpc='2.0', id=1, result={'tools': []})) metadata=None").unwrap(),
+            r#"{"id":1,"jsonrpc":"2.0","result":{"tools":[]}}"#
+        );
+        assert_eq!(
+            repr_json("SessionMessage(message=JSONRPCMessage(root=JSONRPCNotification(method='notifications/progress', params={'progressToken': 12, 'progress': 1.0}, jsonrpc='2.0')), metadata=ServerMessageMetadata(related_request_id=12))").unwrap(),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1.0,"progressToken":12}}"#
+        );
+        let e = repr_json("root=JSONRPCRequest(method='x', id=").unwrap_err();
+        assert_eq!((e.at, e.what), (35, "a value"));
+    }
+
+    #[test]
+    fn reads_both_directions_with_times() {
+        let text = "[D 2026-12-01 23:03:42,589.589 mcp_proxy.__main__] Starting\n\
+[D 2026-12-01 23:03:42,682.682 mcp.client.streamable_http] Sending client message: root=JSONRPCRequest(method='initialize', params={'protocolVersion': '2025-11-25', 'capabilities': {}, 'clientInfo': {'name': 'mcp', 'version': '0.1.0'}}, jsonrpc='2.0', id=0)\n\
+[I 2026-12-01 23:03:42,683.683 mcp_proxy.httpx_client] Request Headers: {'host': '127.0.0.1:18304'}\n\
+[D 2026-12-01 23:03:42,706.706 mcp.client.streamable_http] SSE message: root=JSONRPCResponse(jsonrpc='2.0', id=0, result={'protocolVersion': '2025-11-25', 'serverInfo': {'name': 'capture-demo-py1', 'version': '1.30.0'}})\n\
+[D 2026-12-01 23:03:42,738.738 mcp.server.lowlevel.server] Received message: root=InitializedNotification(method='notifications/initialized', params=None, jsonrpc='2.0')\n\
+[D 2026-12-01 23:03:43,000.000 mcp.client.streamable_http] Sending client message: root=JSONRPCError(jsonrpc='2.0', id=0, error=ErrorData(code=-32600, message='Sampling not supported', data=None))\n\
+[D 2026-12-01 23:03:43,001.001 mcp.client.streamable_http] SSE message: root=JSONRPCRequest(method='x', id=\n\
+untagged traceback line\n";
+        let p = parse(Input {
+            file: 0,
+            name: "p.log",
+            text,
+        });
+        assert_eq!(
+            lines_read(&p),
+            vec![
+                (2, Some(Direction::C2s), false, Some(1_796_166_222_682_000)),
+                (4, Some(Direction::S2c), false, Some(1_796_166_222_706_000)),
+                (6, Some(Direction::C2s), false, Some(1_796_166_223_000_000)),
+                (7, Some(Direction::S2c), true, Some(1_796_166_223_001_000)),
+            ]
+        );
+        assert_eq!(p.other_lines, 4);
+        assert_eq!(p.errors.len(), 1);
+        assert!(
+            p.errors[0].message.contains("expected a value at byte 35"),
+            "{:?}",
+            p.errors
+        );
+        let msgs: Vec<(Kind, Id, bool, bool, Option<i64>)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => match &f.payload {
+                    Payload::Single(m) => Some((
+                        m.kind,
+                        m.id.clone(),
+                        m.has_result,
+                        m.problems.is_empty(),
+                        m.error_code,
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            msgs,
+            vec![
+                (Kind::Request, Id::Int(0), false, true, None),
+                (Kind::Response, Id::Int(0), true, true, None),
+                (Kind::Response, Id::Int(0), false, true, Some(-32600)),
+            ]
+        );
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for t in [
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: ",
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: root=",
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: root=X(((((",
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: root={'a': [}",
+            "[D 2026-12-01 23:03:42,682.682 x] SSE message: message=é",
+            "[D 2026-13-45 99:99:99,682.682 x] SSE message: root=X(id=1)",
+            "[D 2026-12-01 23:03:42,68",
+            "[é",
+            "[D é",
+        ] {
+            let _ = parse(Input {
+                file: 0,
+                name: "x",
+                text: t,
+            });
+        }
+    }
+}

@@ -1,0 +1,437 @@
+//! mcp-remote logs (FORMATS.md table 8.2, the row after row 8; §8.3.9): its plain stderr
+//! (`[PID] TEXT`) and its `--debug` file (`[ISO][PID] TEXT`).
+//!
+//! - `[ISO][PID] Local → Remote message {SUMMARY}` / `Remote → Local
+//!   message {SUMMARY}` (debug file only): a one-line JSON summary of one
+//!   bridged message, client→server or server→client. Summaries have no
+//!   `jsonrpc`, `params` is a JSON *string*, a result is the string
+//!   `"result-present"`, a client's reply to a server request is a bare
+//!   `{"id":N}`: each is read as a message rebuilt from its summary
+//!   (FORMATS.md §8.1 "Rebuilt messages"; an id-only reply is a response).
+//! - `[PID] {` (plain stderr): the forwarded `initialize`, pretty-printed
+//!   over the following unprefixed lines until its brackets balance; read
+//!   as JSON in the direction of the summary line before it. The plain
+//!   stderr shows every other message only as `[Local→Remote] METHOD` /
+//!   `[Remote→Local] METHOD-or-ID`, with no body and no request id: the
+//!   log cannot show the initialize's answer, so a `missing_response` of it
+//!   is a capture gap (DESIGN.md rule 12), not a fault.
+//! - The stderr of a `--debug` run has the summaries too, as multi-line
+//!   util.inspect (`[ISO][PID] Local → Remote message {` + `  method:
+//!   'tools/list',` … `}`), read by [`super::objdump`] with the same rules.
+//! - Once a summary has come, the pretty body is skipped (the summary
+//!   before it holds the message), as are the `[Local→Remote] X` lines.
+//!
+//! Every other line (start-up, OAuth discovery, `Token request stack trace`
+//! blocks, `[PID] ` with nothing after it, `Shutting down...`) is not
+//! traffic: a line that merely parses as JSON (`[30601]`) never is. The
+//! file is the session key; sessions start at each `initialize`.
+
+use super::grammar::{continue_body, iso_ts};
+use super::input::Input;
+use super::lines::{Line, Lines};
+use super::objdump::{Body, read_body};
+use super::sink::{At, LineReader, LineSink, read_lines};
+use crate::record::jsonrpc::parse_message;
+use crate::record::{Direction, Kind, Message, Parsed, Payload};
+
+/// The dialect's name (`Parsed.dialect`).
+pub(crate) const NAME: &str = "mcp-remote";
+
+/// Why the plain stderr can show no answer to its one body (the gap named
+/// in a `missing_response` detail).
+pub const PLAIN_GAP: &str = "mcp-remote's plain stderr prints no reply bodies and no request ids (replies only as `[Remote→Local] ID` summary lines)";
+
+/// One line of an mcp-remote log, after its prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpRemoteLine<'a> {
+    /// `Local → Remote message {…}` / `Remote → Local message {…}`.
+    Summary {
+        /// Local→Remote is client→server.
+        direction: Direction,
+        /// The one-line JSON summary.
+        json: &'a str,
+    },
+    /// `[Local→Remote] X` / `[Remote→Local] X`: a method or a reply id.
+    Named {
+        /// Local→Remote is client→server.
+        direction: Direction,
+        /// The method, or the id of a reply.
+        what: &'a str,
+    },
+    /// `{`: the first line of a pretty-printed message.
+    BodyStart(&'a str),
+    /// Anything else after the prefix (start-up, OAuth, `Shutting down`).
+    Other,
+}
+
+/// The prefix of one line: `[ISO][PID] ` (debug file) or `[PID] ` (plain
+/// stderr, where the pid may be doubled); the ISO time and the rest.
+/// `None` when the line has no pid prefix.
+pub fn prefix(line: &str) -> Option<(Option<&str>, &str)> {
+    let (ts, rest) = match line.strip_prefix('[').and_then(|r| iso_ts(r).ok()) {
+        Some((r, ts)) => (Some(ts), r.strip_prefix(']')?),
+        None => (None, line),
+    };
+    let mut rest = pid(rest)?;
+    if ts.is_none() {
+        // `[PID] [PID] Connecting to remote server: …`
+        if let Some(r) = pid(rest) {
+            rest = r;
+        }
+    }
+    Some((ts, rest))
+}
+
+/// `[DIGITS]` and then one space (the debug file writes `][PID] `, the
+/// plain stderr `[PID] `); the rest. A `[PID]` with nothing after it is a
+/// prefix with an empty message.
+fn pid(s: &str) -> Option<&str> {
+    let r = s.strip_prefix('[')?;
+    let n = r.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 || n > 10 {
+        return None;
+    }
+    let r = r.get(n..)?.strip_prefix(']')?;
+    Some(r.strip_prefix(' ').unwrap_or(r))
+}
+
+/// Reads the text after the prefix.
+pub fn split(rest: &str) -> McpRemoteLine<'_> {
+    for (marker, direction) in [
+        ("Local → Remote message ", Direction::C2s),
+        ("Remote → Local message ", Direction::S2c),
+    ] {
+        if let Some(json) = rest.strip_prefix(marker) {
+            return McpRemoteLine::Summary {
+                direction,
+                json: json.trim_end(),
+            };
+        }
+    }
+    for (marker, direction) in [
+        ("[Local→Remote] ", Direction::C2s),
+        ("[Remote→Local] ", Direction::S2c),
+    ] {
+        if let Some(what) = rest.strip_prefix(marker) {
+            return McpRemoteLine::Named {
+                direction,
+                what: what.trim_end(),
+            };
+        }
+    }
+    if rest.trim_end() == "{" {
+        return McpRemoteLine::BodyStart(rest);
+    }
+    McpRemoteLine::Other
+}
+
+/// The row claims the line: a pid prefix followed by a traffic summary
+/// (`[Local→Remote] `, `[Remote→Local] `, `Local → Remote message `,
+/// `Remote → Local message `). A bare `[PID] ` never claims.
+pub fn claims(line: &str) -> bool {
+    prefix(line).is_some_and(|(_, rest)| {
+        matches!(
+            split(rest),
+            McpRemoteLine::Summary { .. } | McpRemoteLine::Named { .. }
+        )
+    })
+}
+
+/// A line that starts a new log line (so ends a pretty body).
+fn is_start(line: &str) -> bool {
+    prefix(line).is_some()
+}
+
+/// The message rebuilt from a debug-file summary (FORMATS.md §8.3.9): the
+/// summary's members; an object with an id and no `method`, `result` or
+/// `error` is a reply whose content the bridge did not log. `None` when the
+/// summary is no JSON object.
+pub fn summary_message(json: &str) -> Option<Message> {
+    parse_message(json).ok().map(summarised)
+}
+
+/// A message read from a summary, rebuilt (FORMATS.md §8.3.9).
+fn summarised(mut m: Message) -> Message {
+    if m.kind == Kind::Response && !m.has_result && !m.has_error {
+        m.has_result = true;
+    }
+    m.problems.clear();
+    m.rebuilt = true;
+    m
+}
+
+/// Parses an mcp-remote log (FORMATS.md §8.2, §8.3.9).
+pub fn parse(input: Input<'_>) -> Parsed {
+    read_lines(LineSink::new(input, NAME), McpRemote::default())
+}
+
+/// What the reader has seen so far.
+#[derive(Default)]
+struct McpRemote {
+    /// The direction of the last `[Local→Remote]`/`[Remote→Local]` line
+    /// (a pretty body follows it).
+    last: Option<Direction>,
+    /// A `… message {…}` summary came: the log is a `--debug` one, whose
+    /// summaries hold every message (the pretty initialize is a copy).
+    summaries: bool,
+}
+
+impl LineReader for McpRemote {
+    fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
+        let Some((ts_text, after)) = prefix(line.text) else {
+            sink.other();
+            return;
+        };
+        let file = sink.input().name;
+        match split(after) {
+            McpRemoteLine::Summary { direction, json } => {
+                self.summaries = true;
+                let ts = ts_text.and_then(|t| sink.ts(line.number, t));
+                let at = At::by_start(file, Some(direction), ts, line.number);
+                if let Some(m) = summary_message(json) {
+                    sink.frame(at, json, Payload::Single(m));
+                    return;
+                }
+                // The `--debug` run's stderr: the summary as util.inspect,
+                // over the lines until its brackets balance.
+                let (body, taken) = continue_body(sink.input().text, rest, json, is_start);
+                for _ in 0..taken {
+                    sink.other();
+                }
+                let part = body.trim_matches([' ', '\t', '\r', '\n']);
+                match read_body(part) {
+                    Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _) => {
+                        sink.frame(at, part, Payload::Single(summarised(m)))
+                    }
+                    _ => sink.non_json(at, part),
+                }
+            }
+            McpRemoteLine::Named { direction, .. } => {
+                self.last = Some(direction);
+                sink.other();
+            }
+            McpRemoteLine::BodyStart(body) => {
+                let (body, taken) = continue_body(sink.input().text, rest, body, is_start);
+                for _ in 0..taken {
+                    sink.other();
+                }
+                if self.summaries {
+                    // `--debug`: the summary line before it holds this message.
+                    sink.other();
+                    return;
+                }
+                let direction = self.last.unwrap_or(Direction::C2s);
+                let at = At::by_start(file, Some(direction), None, line.number);
+                let part = body.trim_matches([' ', '\t', '\r', '\n']);
+                match crate::record::jsonrpc::parse_payload(part) {
+                    Ok(Payload::Single(mut m)) => {
+                        if m.kind == Kind::Request {
+                            m.extra.get_or_insert_default().capture_gap = Some(PLAIN_GAP.into());
+                        }
+                        sink.frame(at, part, Payload::Single(m));
+                    }
+                    Ok(p) => sink.frame(at, part, p),
+                    Err(_) => sink.non_json(at, part),
+                }
+            }
+            McpRemoteLine::Other => sink.other(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::testdata::lines_read;
+    use crate::record::{Id, Record};
+
+    #[test]
+    fn prefixes() {
+        assert_eq!(prefix("[17924] Press Ctrl+C"), Some((None, "Press Ctrl+C")));
+        assert_eq!(
+            prefix("[17924] [17924] Connecting to remote server: http://x/mcp"),
+            Some((None, "Connecting to remote server: http://x/mcp"))
+        );
+        assert_eq!(prefix("[17924] "), Some((None, "")));
+        assert_eq!(prefix("[17924]"), Some((None, "")));
+        assert_eq!(
+            prefix("[2026-12-01T23:03:37.055Z][18014] [Remote→Local] 0"),
+            Some((Some("2026-12-01T23:03:37.055Z"), "[Remote→Local] 0"))
+        );
+        assert_eq!(prefix("Shutting down..."), None);
+        assert_eq!(prefix("[] x"), None);
+        assert_eq!(prefix("[12345678901] x"), None);
+        assert_eq!(prefix("[2026-12-01T23:03:37Z] x"), None);
+    }
+
+    #[test]
+    fn lines_and_claims() {
+        assert_eq!(
+            split("[Local→Remote] tools/call"),
+            McpRemoteLine::Named {
+                direction: Direction::C2s,
+                what: "tools/call"
+            }
+        );
+        assert_eq!(
+            split("[Remote→Local] 20"),
+            McpRemoteLine::Named {
+                direction: Direction::S2c,
+                what: "20"
+            }
+        );
+        assert_eq!(
+            split("Remote → Local message {\"id\":2,\"result\":\"result-present\"}"),
+            McpRemoteLine::Summary {
+                direction: Direction::S2c,
+                json: "{\"id\":2,\"result\":\"result-present\"}"
+            }
+        );
+        assert_eq!(split("{"), McpRemoteLine::BodyStart("{"));
+        assert_eq!(split("Press Ctrl+C to exit"), McpRemoteLine::Other);
+        assert!(claims("[17924] [Local→Remote] initialize"));
+        assert!(claims(
+            "[2026-12-01T23:03:37.063Z][18014] Local → Remote message {\"method\":\"notifications/initialized\"}"
+        ));
+        // A bare `[PID] ` (JSON `[17924]`) and start-up lines never claim.
+        assert!(!claims("[17924] "));
+        assert!(!claims("[17924] Local STDIO server running"));
+        assert!(!claims("[17924] {"));
+    }
+
+    #[test]
+    fn summaries_are_rebuilt() {
+        let m = summary_message("{\"id\":0}").unwrap();
+        assert_eq!(
+            (m.kind, m.id, m.has_result, m.rebuilt, m.problems.len()),
+            (Kind::Response, Id::Int(0), true, true, 0)
+        );
+        let m = summary_message(
+            "{\"method\":\"resources/read\",\"id\":5,\"params\":\"{\\\"uri\\\":\\\"config://app\\\"}\"}",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.kind, m.id, m.method.as_deref(), m.problems.len()),
+            (Kind::Request, Id::Int(5), Some("resources/read"), 0)
+        );
+        let m = summary_message(
+            "{\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.kind, m.has_result, m.has_error, m.error_code),
+            (Kind::Response, false, true, Some(-32601))
+        );
+        let m = summary_message("{\"method\":\"notifications/progress\"}").unwrap();
+        assert_eq!((m.kind, m.id), (Kind::Notification, Id::Absent));
+        assert!(summary_message("[1]").is_none() && summary_message("{").is_none());
+    }
+
+    #[test]
+    fn plain_stderr_reads_the_pretty_initialize() {
+        let text = "[9] Local STDIO server running\n[9] [Local→Remote] initialize\n[9] {\n  \"jsonrpc\": \"2.0\",\n  \"id\": 0,\n  \"method\": \"initialize\",\n  \"params\": {\n    \"clientInfo\": {\"name\": \"c (via mcp-remote 0.15.1)\"}\n  }\n}\n[9] [Remote→Local] 0\n[9] \nShutting down...\n";
+        let p = parse(Input {
+            file: 0,
+            name: "r.log",
+            text,
+        });
+        assert_eq!(lines_read(&p), vec![(3, Some(Direction::C2s), false, None)]);
+        assert_eq!((p.other_lines, p.errors.len()), (12, 0));
+        let Record::Frame(f) = &p.records[0] else {
+            panic!()
+        };
+        let Payload::Single(m) = &f.payload else {
+            panic!()
+        };
+        assert_eq!(
+            (m.kind, &m.id, m.method.as_deref(), m.rebuilt),
+            (Kind::Request, &Id::Int(0), Some("initialize"), false)
+        );
+        assert_eq!(
+            m.extra.as_ref().and_then(|e| e.capture_gap.as_deref()),
+            Some(PLAIN_GAP)
+        );
+        assert_eq!(&text[f.prov.offset as usize..][..3], "{\n ");
+    }
+
+    #[test]
+    fn debug_file_reads_summaries_with_times() {
+        let text = "[2026-12-01T23:03:37.021Z][18014] [Local→Remote] initialize\n[2026-12-01T23:03:37.021Z][18014] Local → Remote message {\"method\":\"initialize\",\"id\":0}\n[2026-12-01T23:03:37.021Z][18014] {\n  \"id\": 0\n}\n[2026-12-01T23:03:37.029Z][18014] Token request stack trace: Error\n    at x (file://./y.js:1:2)\n[2026-12-01T23:03:37.055Z][18014] Remote → Local message {\"id\":0,\"result\":\"result-present\"}\n[2026-12-01T23:03:37.584Z][18014] Local → Remote message {\"id\":0}\n[2026-12-01T23:03:37.585Z][18014] Remote → Local message oops\n";
+        let p = parse(Input {
+            file: 0,
+            name: "d.log",
+            text,
+        });
+        assert_eq!(
+            lines_read(&p),
+            vec![
+                (2, Some(Direction::C2s), false, Some(1_796_166_217_021_000)),
+                (8, Some(Direction::S2c), false, Some(1_796_166_217_055_000)),
+                (9, Some(Direction::C2s), false, Some(1_796_166_217_584_000)),
+                (10, Some(Direction::S2c), true, Some(1_796_166_217_585_000)),
+            ]
+        );
+        // Lines 1, 3, 4, 5, 6, 7.
+        assert_eq!((p.other_lines, p.errors.len()), (6, 0));
+    }
+
+    #[test]
+    fn debug_stderr_reads_inspect_summaries_once() {
+        let text = "[8688] [8688] Connecting to remote server: http://127.0.0.1:18401/sse\n[2026-12-02T06:14:38.061Z][8688] [Local→Remote] initialize\n[2026-12-02T06:14:38.061Z][8688] Local → Remote message {\n  method: 'initialize',\n  id: 0,\n  params: '{\"protocolVersion\":\"2025-11-25\"}'\n}\n[8688] {\n  \"jsonrpc\": \"2.0\",\n  \"id\": 0,\n  \"method\": \"initialize\"\n}\n[2026-12-02T06:14:38.168Z][8688] Local → Remote message {\n  method: 'notifications/initialized',\n  id: undefined,\n  params: undefined\n}\n[2026-12-02T06:14:38.139Z][8688] Remote → Local message { id: 0, result: 'result-present', error: undefined }\n";
+        let p = parse(Input {
+            file: 0,
+            name: "e.log",
+            text,
+        });
+        assert_eq!(
+            lines_read(&p),
+            vec![
+                (3, Some(Direction::C2s), false, Some(1_796_192_078_061_000)),
+                (13, Some(Direction::C2s), false, Some(1_796_192_078_168_000)),
+                (18, Some(Direction::S2c), false, Some(1_796_192_078_139_000)),
+            ]
+        );
+        let kinds: Vec<(Kind, Id, bool)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => match &f.payload {
+                    Payload::Single(m) => Some((m.kind, m.id.clone(), m.rebuilt)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (Kind::Request, Id::Int(0), true),
+                (Kind::Notification, Id::Absent, true),
+                (Kind::Response, Id::Int(0), true),
+            ]
+        );
+        // 1, 2, 4-7, 8-12 (the pretty copy), 14-17.
+        assert_eq!((p.other_lines, p.errors.len()), (15, 0));
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        for t in [
+            "[1] {",
+            "[1] {\n[",
+            "[1] {\n}}}}\n[1] {",
+            "[2026-12-01T23:03:37.021Z][1] Local → Remote message ",
+            "[2026-12-01T23:03:37.021Z][1] Local → Remote message [[[[",
+            "[2026-12-01T23:03:37.021Z]",
+            "[2026-13-45T23:03:37.021Z][1] Local → Remote message {\"id\":1}",
+            "[é] [Local→Remote] é",
+            "[1]é",
+        ] {
+            let _ = parse(Input {
+                file: 0,
+                name: "x",
+                text: t,
+            });
+        }
+    }
+}
