@@ -107,7 +107,6 @@ real2! {
     real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
     real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
     real2_mcp_remote_debug => "x_stdio_mcp-remote.debug.log", "issue 11: mcp-remote --debug file";
-    real2_supergateway_sse => "x_stdio_supergateway-sse.log", "issue 11: supergateway sessions split in two";
 }
 
 /// Real captures in `tests/data/real2` and `tests/data/real3` that are
@@ -129,6 +128,12 @@ real_in! {
     real3_sse_curl_i => "tests/data/real3", "sse_streamable-post.curl-i.sse";
     real3_sse_curl => "tests/data/real3", "sse_streamable-post.curl.sse";
     real3_mitmproxy_receive_zero => "tests/data/real3", "x_har_mitmproxy__py1-streamable-feature-run.har";
+    real2_supergateway_sse => "tests/data/real2", "x_stdio_supergateway-sse.log";
+    real3_supergateway_sse_to_stdio => "tests/data/real3", "x_stdio_supergateway-sse-to-stdio.log";
+    real4_supergateway_streamable_stateful => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateful.log";
+    real4_supergateway_streamable_stateless => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateless.log";
+    real4_supergateway_ws => "tests/data/real4/supergateway", "x_stdio_supergateway-ws.log";
+    real4_supergateway_sse_two_sessions => "tests/data/real4/supergateway", "x_stdio_supergateway-sse-two-sessions.log";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
@@ -147,7 +152,6 @@ real3! {
     real3_mcp_proxy => "x_stdio_mcp-proxy.debug.log", "issue 11: mcp-proxy (PyPI) Python repr logs are not read";
     real3_mcp_remote_debug_file => "x_stdio_mcp-remote.debug-file.log", "issue 11: mcp-remote --debug file";
     real3_mcp_remote_stderr => "x_stdio_mcp-remote.stderr.log", "issue 11: mcp-remote plain stderr (a `[PID] ` line reads as JSON)";
-    real3_supergateway_sse_to_stdio => "x_stdio_supergateway-sse-to-stdio.log", "issue 11: supergateway --sse mode `Response:` lines";
 }
 
 /// Real captures that hold no JSON-RPC traffic (a client that hung before
