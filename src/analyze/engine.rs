@@ -302,6 +302,11 @@ pub struct Walker<'c> {
     /// ([`Payload::Lost`]): an answer that pairs with nothing may answer a
     /// request in one of them.
     lost_requests: Vec<u64>,
+    /// Replies a line log shows were sent without their id, or not logged
+    /// at all ([`Payload::Lost`] without HTTP, FORMATS.md §8.3.6): (the
+    /// direction they went, line, still unclaimed). Each may be the answer
+    /// of one request that has none (a capture gap, DESIGN.md rule 12).
+    lost_replies: Vec<(Direction, u64, bool)>,
     /// Response ids seen in a capture of one side (raw SSE), per direction.
     one_sided_seen: HashSet<(usize, LooseKey)>,
     /// Reply-shape state (rule 13).
@@ -389,6 +394,7 @@ impl<'c> Walker<'c> {
             seen_events: HashSet::new(),
             methods: HashSet::new(),
             lost_requests: Vec::new(),
+            lost_replies: Vec::new(),
             one_sided_seen: HashSet::new(),
             replies: Replies::default(),
             cur: None,
@@ -523,6 +529,10 @@ impl Walker<'_> {
         if matches!(f.payload, Payload::Lost) {
             if let Some(h) = f.http.as_ref().filter(|h| h.is_request_body) {
                 self.lost_requests.push(h.entry);
+            } else if f.http.is_none()
+                && let (Some(d), Some(line)) = (f.direction, f.prov.location.line)
+            {
+                self.lost_replies.push((d, line, true));
             }
             return;
         }
@@ -1012,6 +1022,22 @@ impl Walker<'_> {
                     m.id.json_text()
                 ),
             );
+            // A reply the log kept without its id (or did not log) since
+            // the earlier request may have answered it (FORMATS.md §8.3.6).
+            let first = self.spaces[dir_index(d)]
+                .pending
+                .get(&lk)
+                .and_then(|q| q.front())
+                .and_then(|&r| self.out.requests[r].loc.line);
+            if let Some(&(_, line, _)) = self.lost_replies.iter().find(|(ld, line, free)| {
+                *free && *ld == d.other() && first.is_some_and(|l| l <= *line)
+            }) && let Some(f) = self.out.findings.last_mut()
+            {
+                f.gap = true;
+                f.detail.push_str(&format!(
+                    "; but the log shows a reply at line {line} without its id, or sent and not logged (a capture gap): it may have answered the earlier request"
+                ));
+            }
         } else if self.reuse_forbidden() && sp.ever(&valid, &m.id, &lk, &self.out.requests) {
             self.find(
                 K::IdReused,
@@ -1625,6 +1651,18 @@ impl Walker<'_> {
                     "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
                     q.id.json_text(),
                     entry_list(&self.lost_requests)
+                );
+            } else if let Some(lost) = self.lost_replies.iter_mut().find(|(d, line, free)| {
+                *free && *d == q.direction.other() && q.loc.line.is_some_and(|l| l <= *line)
+            }) {
+                // The first unclaimed reply logged without its id after the
+                // request (FORMATS.md §8.3.6): one reply, one request.
+                lost.2 = false;
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no response in the capture, but the log shows a reply at line {} without its id, or sent and not logged (a capture gap): it may be the answer",
+                    q.id.json_text(),
+                    lost.1
                 );
             } else if q.response_lost {
                 base.gap = true;

@@ -23,7 +23,13 @@ pub const MAX_DEPTH: usize = 64;
 /// in part is reported in `Parsed.errors`.
 pub(crate) fn emit_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) {
     let part = body.trim_matches([' ', '\t', '\r', '\n']);
-    match read_body(part) {
+    emit_read(sink, at, part, read_body(part));
+}
+
+/// [`emit_body`] for a BODY already read: `part` is its trimmed text (a
+/// slice of the input), `read` what [`read_body`] made of it.
+pub(crate) fn emit_read(sink: &mut LineSink<'_>, at: At<'_>, part: &str, read: Body) {
+    match read {
         Body::Read(payload) => sink.frame(at, part, payload),
         Body::Partly(payload, what) => {
             sink.error(

@@ -210,6 +210,15 @@ impl<'a> LineSink<'a> {
         self.frame(at, part, Payload::NonJson);
     }
 
+    /// A message the log shows was sent but prints without the parts that
+    /// pair it (an error reply without its id, a reply the tool sent and did
+    /// not log): a capture gap at `part` (FORMATS.md §8.3.6; DESIGN.md
+    /// rule 12). It carries no message; the analysis lets it explain one
+    /// `missing_response` of a request sent the other way before it.
+    pub(crate) fn lost(&mut self, at: At<'_>, part: &str) {
+        self.frame(at, part, Payload::Lost);
+    }
+
     /// A process-start line (FORMATS.md §8.1 "Sessions"): a marker record;
     /// the line also counts as a non-traffic line.
     pub(crate) fn process_start(&mut self, key: &str, line: &Line<'_>) {

@@ -1,15 +1,31 @@
 //! supergateway logs (FORMATS.md table 8.2 row 8, §8.3.6, §6.6):
-//! `[supergateway] SRC → DST (session SID): BODY`.
+//! `[supergateway] SRC → DST[ (TAG)]: BODY`, and in the `--sse URL` /
+//! `--streamableHttp URL` modes `[supergateway] Response: BODY`.
 //!
 //! Client→server when DST is `Child` (`SSE → Child`, `StreamableHttp →
-//! Child`, `WebSocket → Child`) or SRC is `Stdio` (`Stdio → SSE`);
-//! server→client when SRC is `Child` or DST is `Stdio`. BODY is read as JSON
-//! first, else as util.inspect text (see [`super::objdump`]); a BODY that
-//! opens `{` or `[` continues over the following lines until its brackets
-//! balance. `Child non-JSON (session SID): LINE` is a server→client
-//! `non_json_line`; every other `[supergateway]` line (`Child stderr …`,
-//! `Starting...`, option lines) and any untagged line is not traffic. The
-//! session key is SID, else the file; sessions start at each `initialize`.
+//! Child`, `WebSocket → Child`) or SRC is `Stdio` (`Stdio → SSE`, `Stdio →
+//! Streamable HTTP`); server→client when SRC is `Child`, DST is `Stdio`, or
+//! the line is `Response:`. TAG is `session SID`, or (stateless Streamable
+//! HTTP) `auto-initialize` / `initialized` for the messages the gateway
+//! makes itself, or `original` for the repeat of a message already logged
+//! (not traffic). BODY is read as JSON first, else as util.inspect text (see
+//! [`super::objdump`]); a BODY that opens `{` or `[` continues over the
+//! following lines until its brackets balance. `Child non-JSON[ (session
+//! SID)]: LINE` is a server→client `non_json_line`; every other
+//! `[supergateway]` line (`Child stderr …`, `Starting...`, option lines)
+//! and any untagged line is not traffic.
+//!
+//! Capture gaps (FORMATS.md §8.3.6, DESIGN.md rule 12): `Request error:`
+//! is an error reply the gateway wrote to its stdio client without logging
+//! its id; in stateless Streamable HTTP mode the gateway answers a child's
+//! request itself without logging the answer. Both are lost replies.
+//!
+//! Sessions: the key is SID where printed. Child output carries no session
+//! (stdio→SSE sends it to every open session): a session-less message goes
+//! to the session the log makes certain or likeliest ([`Owners`]); the
+//! file is the key when the log names no session at all. A stateless
+//! Streamable HTTP log is one session (its gateway `initialize` requests do
+//! not split it).
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1};
@@ -21,9 +37,9 @@ use nom::{IResult, Parser};
 use super::grammar::continue_body;
 use super::input::Input;
 use super::lines::{Line, Lines};
-use super::objdump::emit_body;
+use super::objdump::{Body, emit_read, read_body};
 use super::sink::{At, LineReader, LineSink, read_lines};
-use crate::record::{Direction, Parsed};
+use crate::record::{Direction, Kind, LooseKey, Parsed, Payload, Split};
 
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "supergateway";
@@ -33,7 +49,8 @@ const PREFIX: &str = "[supergateway] ";
 /// What one `[supergateway]` line holds (FORMATS.md table 8.2 row 8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SgLine<'a> {
-    /// `SRC → DST[ (session SID)]: BODY` with a known direction.
+    /// `SRC → DST[ (session SID)]: BODY`, `Response: BODY` with a known
+    /// direction.
     Traffic {
         /// Direction of the message.
         direction: Direction,
@@ -42,6 +59,12 @@ pub enum SgLine<'a> {
         /// BODY on this line (it may continue on the next lines).
         body: &'a str,
     },
+    /// `Request error: TEXT` (`--sse` / `--streamableHttp` → stdio): an
+    /// error reply sent to the stdio client, logged without its id.
+    IdlessError {
+        /// The error text (`McpError: MCP error -32601: Method not found`).
+        text: &'a str,
+    },
     /// `Child non-JSON[ (session SID)]: LINE`.
     NonJson {
         /// The `(session SID)` value, if printed.
@@ -49,29 +72,68 @@ pub enum SgLine<'a> {
         /// The text the child wrote.
         text: &'a str,
     },
-    /// Any other `[supergateway]` line: not traffic.
+    /// A session ended: `SSE connection closed (session SID)`, `Client
+    /// disconnected (session SID)`, `SSE error (session SID): …`.
+    Closed(&'a str),
+    /// `Running stateless server`: the stateless Streamable HTTP mode.
+    Stateless,
+    /// Any other `[supergateway]` line (including `(original)` repeats):
+    /// not traffic.
     Other,
+}
+
+/// A route's `(…)` tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag<'a> {
+    Session(&'a str),
+    /// `(original)`: a message already logged when it arrived.
+    Repeat,
+    /// `(auto-initialize)`, `(initialized)`: made by the gateway.
+    Made,
 }
 
 fn session(s: &str) -> IResult<&str, &str> {
     delimited(tag(" (session "), take_till1(|c| c == ')'), tag(")")).parse(s)
 }
 
-fn route(s: &str) -> IResult<&str, (&str, &str, Option<&str>)> {
-    let (s, (src, _, dst, sid, _)) = (
+fn route_tag(s: &str) -> IResult<&str, Tag<'_>> {
+    alt((
+        session.map(Tag::Session),
+        tag(" (original)").map(|_| Tag::Repeat),
+        alt((tag(" (auto-initialize)"), tag(" (initialized)"))).map(|_| Tag::Made),
+    ))
+    .parse(s)
+}
+
+fn route(s: &str) -> IResult<&str, (&str, &str, Option<Tag<'_>>)> {
+    let (s, (src, _, dst, t, _)) = (
         alphanumeric1,
         alt((tag(" → "), tag(" -> "))),
-        alphanumeric1,
-        opt(session),
+        alt((tag("Streamable HTTP"), alphanumeric1)),
+        opt(route_tag),
         tag(":"),
     )
         .parse(s)?;
-    Ok((s, (src, dst, sid)))
+    Ok((s, (src, dst, t)))
 }
 
 fn non_json(s: &str) -> IResult<&str, Option<&str>> {
     let (s, (_, sid, _)) = (tag("Child non-JSON"), opt(session), tag(":")).parse(s)?;
     Ok((s, sid))
+}
+
+fn closed(s: &str) -> IResult<&str, &str> {
+    let (s, _) = alt((
+        tag("SSE connection closed"),
+        tag("Client disconnected"),
+        tag("SSE error"),
+    ))
+    .parse(s)?;
+    session(s)
+}
+
+fn body_of(text: &str) -> &str {
+    text.strip_prefix(' ').unwrap_or(text)
 }
 
 /// Reads one line (FORMATS.md table 8.2 row 8); `None` when it does not
@@ -81,11 +143,34 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
     if let Ok((text, session)) = non_json(rest) {
         return Some(SgLine::NonJson {
             session,
-            text: text.strip_prefix(' ').unwrap_or(text),
+            text: body_of(text),
         });
     }
-    let Ok((body, (src, dst, session))) = route(rest) else {
+    if let Some(body) = rest.strip_prefix("Response:") {
+        return Some(SgLine::Traffic {
+            direction: Direction::S2c,
+            session: None,
+            body: body_of(body),
+        });
+    }
+    if let Some(text) = rest.strip_prefix("Request error:") {
+        return Some(SgLine::IdlessError {
+            text: body_of(text),
+        });
+    }
+    if let Ok((_, sid)) = closed(rest) {
+        return Some(SgLine::Closed(sid));
+    }
+    if rest == "Running stateless server" {
+        return Some(SgLine::Stateless);
+    }
+    let Ok((body, (src, dst, t))) = route(rest) else {
         return Some(SgLine::Other);
+    };
+    let session = match t {
+        Some(Tag::Repeat) => return Some(SgLine::Other),
+        Some(Tag::Session(s)) => Some(s),
+        Some(Tag::Made) | None => None,
     };
     let direction = if dst == "Child" || (src == "Stdio" && src != dst) {
         Direction::C2s
@@ -97,7 +182,7 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
     Some(SgLine::Traffic {
         direction,
         session,
-        body: body.strip_prefix(' ').unwrap_or(body),
+        body: body_of(body),
     })
 }
 
@@ -108,18 +193,120 @@ pub fn claims(line: &str) -> bool {
 
 /// Parses a supergateway log (FORMATS.md §8.2 row 8, §8.3.6).
 pub fn parse(input: Input<'_>) -> Parsed {
-    read_lines(LineSink::new(input, NAME), Supergateway)
+    read_lines(LineSink::new(input, NAME), Supergateway::default())
 }
 
-/// Reads a `[supergateway]` line and the lines its BODY continues over.
-struct Supergateway;
+/// What attribution needs of one message: kind and id.
+#[derive(Debug, Clone, PartialEq)]
+struct Shape {
+    kind: Kind,
+    id: Option<LooseKey>,
+}
+
+fn shape(body: &Body) -> Option<Shape> {
+    let (Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _)) = body else {
+        return None;
+    };
+    Some(Shape {
+        kind: m.kind,
+        id: m.id.loose(),
+    })
+}
+
+/// One line kept until the end of the log, when sessions are known; `S`
+/// is a text (a range of the input while reading, a slice at the end).
+enum Item<S> {
+    /// A message (or non-JSON line) of `session`, or of none.
+    Msg {
+        line: u64,
+        direction: Direction,
+        session: Option<S>,
+        part: S,
+        body: Body,
+        /// A child request the stateless gateway answered without logging.
+        answered_unlogged: bool,
+    },
+    /// A reply the log shows without its id (`Request error:`).
+    Lost { line: u64, part: S },
+    /// A session ended.
+    Closed(S),
+}
+
+type Span = std::ops::Range<usize>;
+
+/// The range of `part` (a slice of `text`) in `text`.
+fn span_of(text: &str, part: &str) -> Span {
+    let start = (part.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|s| s + part.len() <= text.len())
+        .unwrap_or(0);
+    start..start + part.len()
+}
+
+impl Item<Span> {
+    /// The item with its texts read from `text`.
+    fn resolve(self, text: &str) -> Item<&str> {
+        let get = |r: Span| text.get(r).unwrap_or("");
+        match self {
+            Item::Msg {
+                line,
+                direction,
+                session,
+                part,
+                body,
+                answered_unlogged,
+            } => Item::Msg {
+                line,
+                direction,
+                session: session.map(get),
+                part: get(part),
+                body,
+                answered_unlogged,
+            },
+            Item::Lost { line, part } => Item::Lost {
+                line,
+                part: get(part),
+            },
+            Item::Closed(s) => Item::Closed(get(s)),
+        }
+    }
+}
+
+/// Reads a `[supergateway]` line and the lines its BODY continues over;
+/// emits everything at the end, when every session of the log is known.
+#[derive(Default)]
+struct Supergateway {
+    items: Vec<Item<Span>>,
+    stateless: bool,
+}
+
+impl Supergateway {
+    fn msg(
+        &mut self,
+        text: &str,
+        line: u64,
+        direction: Direction,
+        session: Option<&str>,
+        part: &str,
+    ) {
+        let body = read_body(part);
+        let answered_unlogged = self.stateless
+            && direction == Direction::S2c
+            && shape(&body).is_some_and(|s| s.kind == Kind::Request);
+        self.items.push(Item::Msg {
+            line,
+            direction,
+            session: session.map(|s| span_of(text, s)),
+            part: span_of(text, part),
+            body,
+            answered_unlogged,
+        });
+    }
+}
 
 impl LineReader for Supergateway {
     fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
-        fn at<'k>(key: &'k str, direction: Direction, line: u64) -> At<'k> {
-            At::by_start(key, Some(direction), None, line)
-        }
-        let file = sink.input().name;
+        let text = sink.input().text;
         match split(line.text) {
             Some(SgLine::Traffic {
                 direction,
@@ -132,14 +319,239 @@ impl LineReader for Supergateway {
                 for _ in 0..taken {
                     sink.other();
                 }
-                let at = at(session.unwrap_or(file), direction, line.number);
-                emit_body(sink, at, body);
+                let part = body.trim_matches([' ', '\t', '\r', '\n']);
+                self.msg(text, line.number, direction, session, part);
             }
-            Some(SgLine::NonJson { session, text }) => sink.non_json(
-                at(session.unwrap_or(file), Direction::S2c, line.number),
-                text,
-            ),
+            Some(SgLine::NonJson { session, text: t }) => {
+                self.items.push(Item::Msg {
+                    line: line.number,
+                    direction: Direction::S2c,
+                    session: session.map(|s| span_of(text, s)),
+                    part: span_of(text, t),
+                    body: Body::Unreadable,
+                    answered_unlogged: false,
+                });
+            }
+            Some(SgLine::IdlessError { text: t }) => {
+                // The line holds no message (a lost reply carries none):
+                // accounted as a line that is not traffic.
+                sink.other();
+                self.items.push(Item::Lost {
+                    line: line.number,
+                    part: span_of(text, t),
+                });
+            }
+            Some(SgLine::Closed(sid)) => {
+                sink.other();
+                self.items.push(Item::Closed(span_of(text, sid)));
+            }
+            Some(SgLine::Stateless) => {
+                sink.other();
+                self.stateless = true;
+            }
             Some(SgLine::Other) | None => sink.other(),
+        }
+    }
+
+    fn end(&mut self, sink: &mut LineSink<'_>) {
+        let input = sink.input();
+        let file = input.name;
+        let items: Vec<Item<&str>> = std::mem::take(&mut self.items)
+            .into_iter()
+            .map(|i| i.resolve(input.text))
+            .collect();
+        let split = if self.stateless {
+            Split::Never
+        } else {
+            Split::ByStart
+        };
+        let mut owners = Owners::new(&items);
+        let mut unsure: Option<(u64, usize)> = None;
+        for item in items {
+            match item {
+                Item::Msg {
+                    line,
+                    direction,
+                    session,
+                    part,
+                    mut body,
+                    answered_unlogged,
+                } => {
+                    let owned = owners.owner(direction, session, shape(&body).as_ref());
+                    if !owned.sure {
+                        let u = unsure.get_or_insert((line, 0));
+                        u.1 += 1;
+                    }
+                    let keys = if owned.keys.is_empty() {
+                        vec![file]
+                    } else {
+                        owned.keys
+                    };
+                    let n = keys.len();
+                    for (k, key) in keys.into_iter().enumerate() {
+                        let at = At {
+                            key,
+                            split,
+                            direction: Some(direction),
+                            ts: None,
+                            line,
+                        };
+                        // The last copy takes the body (no clone for one).
+                        let copy = if k + 1 == n {
+                            std::mem::replace(&mut body, Body::Unreadable)
+                        } else {
+                            body.clone()
+                        };
+                        emit_read(sink, at, part, copy);
+                        if answered_unlogged {
+                            sink.lost(
+                                At {
+                                    direction: Some(Direction::C2s),
+                                    ..at
+                                },
+                                part,
+                            );
+                        }
+                    }
+                }
+                Item::Lost { line, part } => {
+                    let key = owners.last.unwrap_or(file);
+                    sink.lost(
+                        At {
+                            key,
+                            split,
+                            direction: Some(Direction::S2c),
+                            ts: None,
+                            line,
+                        },
+                        part,
+                    );
+                }
+                Item::Closed(sid) => owners.close(sid),
+            }
+        }
+        if let Some((line, n)) = unsure {
+            sink.error(
+                line,
+                &format!(
+                    "{n} child message(s) name no session while several sessions were open or \
+                     waited for the same id (supergateway prints no session on child output, \
+                     FORMATS.md §8.3.6): a reply is counted in the session that asked first, \
+                     else in the last active one (a capture gap; first at this line)"
+                ),
+            );
+        }
+    }
+}
+
+/// Which sessions a message belongs to (FORMATS.md §8.3.6 "Sessions"),
+/// decided in log order. A message that names its session belongs to it.
+/// Child output names none; stdio→SSE sends it to every open session. A
+/// session-less reply belongs to the session waiting for its id (the one
+/// that asked first when several wait: not sure, reported); its copies to
+/// the other sessions answer nothing there and are not counted. A
+/// session-less child request or notification reached every open session
+/// and is counted in each (each client may answer it). Without a waiting
+/// session, the only open session, else the last active one (not sure).
+struct Owners<'a> {
+    /// Sessions not yet closed, in order of first appearance.
+    open: Vec<&'a str>,
+    /// Requests waiting for a reply: (session, id), in log order.
+    pending: Vec<(&'a str, LooseKey)>,
+    /// The session of the last message that named one.
+    last: Option<&'a str>,
+    /// The first session the log names (for messages before any).
+    first: Option<&'a str>,
+}
+
+/// Where a message goes: its sessions (none: the file) and whether the log
+/// makes that certain.
+struct Owned<'a> {
+    keys: Vec<&'a str>,
+    sure: bool,
+}
+
+impl<'a> Owned<'a> {
+    fn one(key: Option<&'a str>, sure: bool) -> Owned<'a> {
+        Owned {
+            keys: key.into_iter().collect(),
+            sure,
+        }
+    }
+}
+
+impl<'a> Owners<'a> {
+    fn new(items: &[Item<&'a str>]) -> Owners<'a> {
+        let first = items.iter().find_map(|i| match i {
+            Item::Msg { session, .. } => *session,
+            _ => None,
+        });
+        Owners {
+            open: Vec::new(),
+            pending: Vec::new(),
+            last: None,
+            first,
+        }
+    }
+
+    fn close(&mut self, sid: &str) {
+        self.open.retain(|s| *s != sid);
+    }
+
+    /// The sessions of a message.
+    fn owner(
+        &mut self,
+        direction: Direction,
+        session: Option<&'a str>,
+        shape: Option<&Shape>,
+    ) -> Owned<'a> {
+        if let Some(sid) = session {
+            if !self.open.contains(&sid) {
+                self.open.push(sid);
+            }
+            self.last = Some(sid);
+            if let Some(s) = shape
+                && direction == Direction::C2s
+                && s.kind == Kind::Request
+                && let Some(id) = &s.id
+            {
+                self.pending.push((sid, id.clone()));
+            }
+            return Owned::one(Some(sid), true);
+        }
+        if self.first.is_none() || direction == Direction::C2s {
+            // A log without sessions (stdio, WebSocket, Streamable HTTP
+            // modes): the file is the session.
+            return Owned::one(None, true);
+        }
+        match shape {
+            Some(Shape {
+                kind: Kind::Response,
+                id: Some(id),
+            }) => {
+                let waiting: Vec<usize> = (0..self.pending.len())
+                    .filter(|&i| self.pending[i].1 == *id)
+                    .collect();
+                if let Some(&i) = waiting.first() {
+                    let sid = self.pending.remove(i).0;
+                    return Owned::one(Some(sid), waiting.len() == 1);
+                }
+            }
+            Some(Shape {
+                kind: Kind::Request | Kind::Notification,
+                ..
+            }) if self.open.len() > 1 => {
+                return Owned {
+                    keys: self.open.clone(),
+                    sure: true,
+                };
+            }
+            _ => {}
+        }
+        match self.open.as_slice() {
+            [only] => Owned::one(Some(*only), true),
+            [] => Owned::one(self.last.or(self.first), true),
+            _ => Owned::one(self.last, false),
         }
     }
 }
@@ -211,6 +623,88 @@ mod tests {
             Some(SgLine::Other)
         );
         assert_eq!(split("supergateway x"), None);
+    }
+
+    /// The line shapes of supergateway 4.0.0's other modes, as its real
+    /// logs print them (tests/data/real3, tests/data/real4/supergateway).
+    #[test]
+    fn routes_of_every_mode() {
+        let t = |l| match split(l) {
+            Some(SgLine::Traffic {
+                direction,
+                session,
+                body,
+            }) => Some((direction, session, body)),
+            _ => None,
+        };
+        // --sse URL / --streamableHttp URL (→ stdio).
+        assert_eq!(
+            t("[supergateway] Response: {"),
+            Some((Direction::S2c, None, "{"))
+        );
+        assert_eq!(
+            t("[supergateway] Stdio → Streamable HTTP: {"),
+            Some((Direction::C2s, None, "{"))
+        );
+        assert_eq!(
+            split("[supergateway] Request error: McpError: MCP error -32601: Method not found"),
+            Some(SgLine::IdlessError {
+                text: "McpError: MCP error -32601: Method not found"
+            })
+        );
+        // Stateful and stateless Streamable HTTP.
+        assert_eq!(
+            t(
+                "[supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}"
+            ),
+            Some((
+                Direction::S2c,
+                None,
+                "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}"
+            ))
+        );
+        assert_eq!(
+            t("[supergateway] StreamableHttp → Child (auto-initialize): {\"id\":\"init_1\"}"),
+            Some((Direction::C2s, None, "{\"id\":\"init_1\"}"))
+        );
+        assert_eq!(
+            t("[supergateway] StreamableHttp → Child (initialized): {}"),
+            Some((Direction::C2s, None, "{}"))
+        );
+        assert_eq!(
+            split("[supergateway] StreamableHttp → Child (original): {\"id\":2}"),
+            Some(SgLine::Other)
+        );
+        assert_eq!(
+            split("[supergateway] Running stateless server"),
+            Some(SgLine::Stateless)
+        );
+        assert_eq!(
+            split("[supergateway] Running stateful server"),
+            Some(SgLine::Other)
+        );
+        assert_eq!(
+            split("[supergateway] Response finished f61ef891-55ba-4dd1-b622-8a3d8dee1ef4"),
+            Some(SgLine::Other)
+        );
+        // WebSocket.
+        assert_eq!(
+            t("[supergateway] Child → WebSocket: {\"id\":3}"),
+            Some((Direction::S2c, None, "{\"id\":3}"))
+        );
+        // stdio→SSE session ends.
+        assert_eq!(
+            split("[supergateway] Client disconnected (session 446f-2a)"),
+            Some(SgLine::Closed("446f-2a"))
+        );
+        assert_eq!(
+            split("[supergateway] SSE connection closed (session x)"),
+            Some(SgLine::Closed("x"))
+        );
+        assert_eq!(
+            split("[supergateway] SSE error (session y): Error: boom"),
+            Some(SgLine::Closed("y"))
+        );
     }
 
     type Got = (
@@ -288,13 +782,15 @@ mod tests {
                     Some((Kind::Response, Id::Int(1), true))
                 ),
                 (17, "s2".into(), Some(Direction::S2c), None),
+                // Session-less, nobody waits for id 2, s1 and s2 both open:
+                // the last active session, reported below.
                 (
                     18,
-                    "sg.log".into(),
+                    "s2".into(),
                     Some(Direction::S2c),
                     Some((Kind::Response, Id::Int(2), false))
                 ),
-                (19, "sg.log".into(), Some(Direction::S2c), None),
+                (19, "s2".into(), Some(Direction::S2c), None),
                 (
                     21,
                     "s2".into(),
@@ -306,11 +802,18 @@ mod tests {
         // Starting, port, New SSE connection, stderr, plain stderr, POST, and
         // the 8 continuation lines of the body at line 5.
         assert_eq!((p.other_lines, p.dialect), (14, "supergateway"));
-        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert_eq!(p.errors.len(), 2, "{:?}", p.errors);
         assert!(
             p.errors[0]
                 .to_string()
                 .starts_with("line 21: util.inspect body read only in part: "),
+            "{:?}",
+            p.errors
+        );
+        assert!(
+            p.errors[1].to_string().starts_with(
+                "line 18: 2 child message(s) name no session while several sessions were open"
+            ),
             "{:?}",
             p.errors
         );
@@ -328,5 +831,147 @@ mod tests {
             panic!()
         };
         assert!(m.has_error && m.problems.is_empty(), "{m:?}");
+    }
+
+    /// stdio→SSE: child output names no session; with two sessions open,
+    /// a reply goes to the session waiting for its id, a child request or
+    /// notification to every open session (the gateway sends it to each).
+    #[test]
+    fn session_less_child_output_is_attributed() {
+        let text = "[supergateway] SSE → Child (session A): {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"progressToken\":5}}}\n\
+            [supergateway] SSE → Child (session B): {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\"}\n\
+            [supergateway] Child → SSE: {\n  jsonrpc: '2.0',\n  method: 'notifications/progress',\n  params: { progressToken: 5, progress: 1 }\n}\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage' }\n\
+            [supergateway] SSE → Child (session B): {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 7, result: {} }\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', method: 'notifications/message' }\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 5, result: {} }\n\
+            [supergateway] Client disconnected (session B)\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 9, result: {} }\n\
+            [supergateway] SSE → Child (session B2): {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+            [supergateway] SSE → Child (session A): {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 1, result: {} }\n\
+            [supergateway] Child → SSE: { jsonrpc: '2.0', id: 1, result: {} }\n";
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
+        let keys: Vec<(u64, String)> = got(&p)
+            .into_iter()
+            .map(|(l, k, _, _)| (l, k.to_string()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                (1, "A"),
+                (2, "B"),
+                (3, "A"),
+                (3, "B"),
+                (8, "A"),
+                (8, "B"),
+                (9, "B"),
+                (10, "B"),
+                (11, "A"),
+                (11, "B"),
+                (12, "A"),
+                (14, "A"),
+                (15, "B2"),
+                (16, "A"),
+                // Both wait for id 1: the one that asked first, then the other.
+                (17, "B2"),
+                (18, "A"),
+            ]
+            .map(|(l, k)| (l, k.to_string()))
+        );
+        assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+        assert!(
+            p.errors[0].to_string().starts_with(
+                "line 17: 1 child message(s) name no session while several sessions were open or waited for the same id"
+            ),
+            "{:?}",
+            p.errors
+        );
+    }
+
+    /// `--sse URL`: `Response:` dumps are replies; `Request error:` is a
+    /// reply without its id (a lost frame, a capture gap); stateless
+    /// Streamable HTTP: a child request is answered unlogged (a lost
+    /// client→server frame at its line) and one session holds it all.
+    #[test]
+    fn lost_replies_and_stateless() {
+        let text = "[supergateway] Stdio → SSE: {\n  jsonrpc: '2.0',\n  id: 1,\n  method: 'logging/setLevel'\n}\n\
+            [supergateway] Request error: McpError: MCP error -32601: Method not found\n    at McpError.fromError (file://./x.js:1:2) {\n  code: -32601,\n  data: undefined\n}\n\
+            [supergateway] Response: {\n  jsonrpc: '2.0',\n  id: 2,\n  result: {}\n}\n";
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
+        let kinds: Vec<(u64, Option<Direction>, &str)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.direction,
+                    match &f.payload {
+                        Payload::Single(_) => "msg",
+                        Payload::Lost => "lost",
+                        _ => "other",
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (1, Some(Direction::C2s), "msg"),
+                (6, Some(Direction::S2c), "lost"),
+                (11, Some(Direction::S2c), "msg")
+            ]
+        );
+        // 4 + 4 continuation lines, the `Request error` line, the stack line
+        // and the 3 tail lines.
+        assert_eq!(p.other_lines, 13);
+
+        let text = "[supergateway] Running stateless server\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\"}\n\
+            [supergateway] StreamableHttp → Child (auto-initialize): {\"jsonrpc\":\"2.0\",\"id\":\"init_1\",\"method\":\"initialize\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"init_1\",\"result\":{}}\n\
+            [supergateway] StreamableHttp → Child (initialized): {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+            [supergateway] StreamableHttp → Child (original): {\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"tools/call\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sampling/createMessage\"}\n";
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
+        let frames: Vec<(u64, Option<Direction>, Split, bool)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.direction,
+                    f.split,
+                    matches!(f.payload, Payload::Lost),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (2, Some(Direction::C2s), Split::Never, false),
+                (3, Some(Direction::C2s), Split::Never, false),
+                (4, Some(Direction::S2c), Split::Never, false),
+                (5, Some(Direction::C2s), Split::Never, false),
+                (7, Some(Direction::S2c), Split::Never, false),
+                (7, Some(Direction::C2s), Split::Never, true)
+            ]
+        );
+        assert_eq!(p.other_lines, 2);
     }
 }

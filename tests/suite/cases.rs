@@ -106,7 +106,6 @@ real! {
 real2! {
     real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
     real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
-    real2_supergateway_sse => "x_stdio_supergateway-sse.log", "issue 11: supergateway sessions split in two";
 }
 
 /// Real captures in `tests/data/real2`, `real3` and `real4` that are
@@ -153,6 +152,12 @@ real_in! {
     real4_mcp_proxy_sse_server => "tests/data/real4/bridge", "x_stdio_mcp-proxy-sse-server.debug.log";
     real4_mcp_proxy_npm_stream => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-stream.debug.log";
     real4_mcp_proxy_npm_sse => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-sse.debug.log";
+    real2_supergateway_sse => "tests/data/real2", "x_stdio_supergateway-sse.log";
+    real3_supergateway_sse_to_stdio => "tests/data/real3", "x_stdio_supergateway-sse-to-stdio.log";
+    real4_supergateway_streamable_stateful => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateful.log";
+    real4_supergateway_streamable_stateless => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateless.log";
+    real4_supergateway_ws => "tests/data/real4/supergateway", "x_stdio_supergateway-ws.log";
+    real4_supergateway_sse_two_sessions => "tests/data/real4/supergateway", "x_stdio_supergateway-sse-two-sessions.log";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
@@ -168,7 +173,6 @@ macro_rules! real3 {
 }
 
 real3! {
-    real3_supergateway_sse_to_stdio => "x_stdio_supergateway-sse-to-stdio.log", "issue 11: supergateway --sse mode `Response:` lines";
 }
 
 /// Real captures that hold no JSON-RPC traffic (a client that hung before

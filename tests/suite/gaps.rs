@@ -101,3 +101,87 @@ fn faults_still_give_their_hints() {
         "{out}"
     );
 }
+
+/// `(kind, severity, id, location, detail)` of every finding.
+fn findings(
+    s: &serde_json::Value,
+) -> Vec<(String, String, serde_json::Value, serde_json::Value, String)> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["id"].clone(),
+                f["location"].clone(),
+                f["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// supergateway `--sse URL` logs the one error reply as `Request error:
+/// McpError …` without its id (line 64 of the real capture): the
+/// setLevel request 1 (line 56) has no reply in the log, an `info` gap
+/// naming line 64, and the run passes `--fail-on error`.
+#[test]
+fn supergateway_idless_error_reply_is_a_gap() {
+    let f = root().join("tests/data/real3/x_stdio_supergateway-sse-to-stdio.log");
+    let (code, s) = json(&[f.to_str().unwrap(), "--fail-on", "error"]);
+    assert_eq!(code, Some(0));
+    let found = findings(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (kind, sev, id, loc, detail) = &found[0];
+    assert_eq!(
+        (kind.as_str(), sev.as_str(), id, loc),
+        (
+            "missing_response",
+            "info",
+            &1.into(),
+            &serde_json::json!({"line": 56})
+        )
+    );
+    assert!(
+        detail.contains("a reply at line 64 without its id") && detail.contains("capture gap"),
+        "{detail}"
+    );
+}
+
+/// Stateless supergateway answers each child's own request (sampling,
+/// roots, elicitation; all id 0, one child per POST) itself and logs no
+/// answer (a lost reply at each request's line): the first request's
+/// `missing_response` and the `duplicate_id`s of the next two are `info`
+/// gaps naming line 228, and the run passes `--fail-on error`.
+#[test]
+fn supergateway_stateless_unlogged_answers_are_gaps() {
+    let f =
+        root().join("tests/data/real4/supergateway/x_stdio_supergateway-streamable-stateless.log");
+    let (code, s) = json(&[f.to_str().unwrap(), "--fail-on", "error"]);
+    assert_eq!(code, Some(0));
+    let found = findings(&s);
+    let got: Vec<(&str, &str, &serde_json::Value, &serde_json::Value)> = found
+        .iter()
+        .map(|(k, s, i, l, _)| (k.as_str(), s.as_str(), i, l))
+        .collect();
+    let zero = serde_json::Value::from(0);
+    let at = |n: u64| serde_json::json!({ "line": n });
+    let (l228, l241, l254) = (at(228), at(241), at(254));
+    assert_eq!(
+        got,
+        [
+            ("missing_response", "info", &zero, &l228),
+            ("duplicate_id", "info", &zero, &l241),
+            ("duplicate_id", "info", &zero, &l254),
+        ]
+    );
+    for (_, _, _, _, detail) in &found {
+        assert!(
+            detail.contains(
+                "a reply at line 228 without its id, or sent and not logged (a capture gap)"
+            ),
+            "{detail}"
+        );
+    }
+}
