@@ -309,6 +309,8 @@ pub struct Walker<'c> {
     lost_replies: Vec<(Direction, u64, bool)>,
     /// Response ids seen in a capture of one side (raw SSE), per direction.
     one_sided_seen: HashSet<(usize, LooseKey)>,
+    /// The revision the session's `initialize` result negotiated.
+    negotiated: Option<Box<str>>,
     /// Reply-shape state (rule 13).
     replies: Replies,
     /// What the frame being read replies to, and what it is sent as.
@@ -396,6 +398,7 @@ impl<'c> Walker<'c> {
             lost_requests: Vec::new(),
             lost_replies: Vec::new(),
             one_sided_seen: HashSet::new(),
+            negotiated: None,
             replies: Replies::default(),
             cur: None,
             sending: Sent::Other,
@@ -564,6 +567,7 @@ impl Walker<'_> {
         {
             self.out.revision = Some(v.to_string());
         }
+        self.header_check(f, d);
         // Is this frame the reply to a notification-only batch? (rule 8)
         let reply_to = self.reply_to(f, d);
         if let Some(b) = reply_to {
@@ -607,6 +611,42 @@ impl Walker<'_> {
             Payload::NonJson | Payload::Lost => {}
         }
         self.replies.sent(f.http.as_ref(), d, self.sending);
+    }
+
+    /// `protocol_version_mismatch`: a POST whose `MCP-Protocol-Version`
+    /// header names another revision than the one its session's
+    /// `initialize` negotiated (2025-06-18 basic/transports, Protocol Version
+    /// Header: the revision the client sends SHOULD be the negotiated one).
+    fn header_check(&mut self, f: &Frame, d: Direction) {
+        let (Some(h), Some(n)) = (&f.http, &self.negotiated) else {
+            return;
+        };
+        let Some(v) = h.protocol_header.as_deref().filter(|v| *v != &**n) else {
+            return;
+        };
+        if !h.is_request_body {
+            return;
+        }
+        let (id, method) = match &f.payload {
+            Payload::Single(m) => (m.id.clone(), m.method.as_deref().map(str::to_string)),
+            _ => (Id::Absent, None),
+        };
+        let detail = format!(
+            "MCP-Protocol-Version {v} on a POST of a session that negotiated {n}; the client should send the negotiated revision{}",
+            if h.status == 400 {
+                " (the server refused it with 400)"
+            } else {
+                ", and the server served it anyway"
+            }
+        );
+        self.find(
+            K::ProtocolVersionMismatch,
+            f,
+            Some(d),
+            FindingId::One(id),
+            method,
+            detail,
+        );
     }
 
     /// A frame answering `[]` (rule 13): over HTTP every frame of that
@@ -1492,6 +1532,7 @@ impl Walker<'_> {
         {
             self.out.revision = Some(v.to_string());
             self.out.server = Some((n.to_string(), ver.to_string()));
+            self.negotiated = Some(v.into());
         }
     }
 

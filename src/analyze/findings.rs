@@ -93,6 +93,7 @@ kinds! {
     PlaceholderIdError => "placeholder_id_error", Warning, false;
     ProgressAfterResponse => "progress_after_response", Warning, false;
     UnknownProgressToken => "unknown_progress_token", Warning, false;
+    ProtocolVersionMismatch => "protocol_version_mismatch", Warning, false;
 }
 
 /// The id a finding names: one id, or a batch's member ids (rule 8).
