@@ -160,21 +160,6 @@ real_in! {
     real4_supergateway_sse_two_sessions => "tests/data/real4/supergateway", "x_stdio_supergateway-sse-two-sessions.log";
 }
 
-/// Captures of set 3 whose readers are not built yet (issue 11).
-macro_rules! real3 {
-    ($($name:ident => $file:literal, $why:literal;)*) => {$(
-        #[test]
-        #[ignore = $why]
-        fn $name() {
-            let dir = root().join("tests/data/real3");
-            check_case(&dir.join($file), &dir.join(concat!($file, ".expected.json")), stringify!($name));
-        }
-    )*};
-}
-
-real3! {
-}
-
 /// Real captures that hold no JSON-RPC traffic (a client that hung before
 /// it sent anything; a GET stream that carried no event): exit 2, and the
 /// outputs say zero.
