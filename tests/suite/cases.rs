@@ -1,5 +1,5 @@
 //! Every case in `tests/data/cases` (reduced from public bug reports) and every
-//! real capture in `tests/data/real`, `real2` and `real3` with an
+//! real capture in `tests/data/real`, `real2`, `real3` and `real4` with an
 //! `.expected.json`, run through the real binary and checked with
 //! `tools/check_case.py` (summary.json and pairs.csv).
 
@@ -129,6 +129,8 @@ real_in! {
     real3_sse_curl_i => "tests/data/real3", "sse_streamable-post.curl-i.sse";
     real3_sse_curl => "tests/data/real3", "sse_streamable-post.curl.sse";
     real3_mitmproxy_receive_zero => "tests/data/real3", "x_har_mitmproxy__py1-streamable-feature-run.har";
+    real4_mcp_recorder_http => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__http-feature-run.json";
+    real4_mcp_recorder_stdio => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__stdio-feature-run.json";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
