@@ -94,6 +94,50 @@ fn read(text: &str) -> Option<Doc<'_>> {
     (major_one && kinds).then_some(doc)
 }
 
+/// One interaction's bodies, parsed.
+#[derive(Clone)]
+struct Read<'a> {
+    request: Option<(
+        &'a RawValue,
+        Result<Payload, crate::record::jsonrpc::PayloadError>,
+    )>,
+    response: Option<(
+        &'a RawValue,
+        Result<Payload, crate::record::jsonrpc::PayloadError>,
+    )>,
+}
+
+/// The interactions in causal order: cassette order (when each exchange
+/// ended), except that a POST answering a server request is read right
+/// after the exchange whose kept SSE event carried that request (the
+/// answer's exchange ends first, while the stream that asked is still
+/// open).
+fn causal_order(its: &[Interaction<'_>], read: &[Read<'_>]) -> Vec<usize> {
+    let single = |x: &Option<(&RawValue, Result<Payload, _>)>, kind: Kind| match x {
+        Some((_, Ok(Payload::Single(m)))) if m.kind == kind => Some(m.id.clone()),
+        _ => None,
+    };
+    let mut order: Vec<usize> = (0..its.len()).collect();
+    for j in 0..its.len() {
+        let Some(id) = single(&read[j].request, Kind::Response) else {
+            continue;
+        };
+        let asker = (j + 1..its.len())
+            .find(|&k| single(&read[k].response, Kind::Request) == Some(id.clone()));
+        if let Some(k) = asker
+            && let (Some(pj), Some(pk)) = (
+                order.iter().position(|&x| x == j),
+                order.iter().position(|&x| x == k),
+            )
+            && pj < pk
+        {
+            let moved = order.remove(pj);
+            order.insert(pk, moved);
+        }
+    }
+    order
+}
+
 /// The row claims the whole text: an mcp-recorder cassette ([`read`]).
 pub fn claims(text: &str) -> bool {
     read(text).is_some()
@@ -121,13 +165,24 @@ pub fn parse(input: Input<'_>) -> Parsed {
         offset: (raw.get().as_ptr() as usize).saturating_sub(base) as u64,
         len: u32::try_from(raw.get().len()).unwrap_or(u32::MAX),
     };
-    for (i, it) in doc.interactions.iter().enumerate() {
-        let i = i as u64;
+    let read: Vec<Read<'_>> = doc
+        .interactions
+        .iter()
+        .map(|it| Read {
+            request: it.request.map(|r| (r, parse_payload(r.get()))),
+            response: it.response.map(|r| (r, parse_payload(r.get()))),
+        })
+        .collect();
+    for (rank, i) in causal_order(&doc.interactions, &read)
+        .into_iter()
+        .enumerate()
+    {
+        let it = &doc.interactions[i];
+        let Read { request, response } = read[i].clone();
+        let (i, rank) = (i as u64, rank as i64);
         if it.kind == "lifecycle" {
             continue;
         }
-        let request = it.request.map(|r| (r, parse_payload(r.get())));
-        let response = it.response.map(|r| (r, parse_payload(r.get())));
         let asked = match &request {
             Some((_, Ok(Payload::Single(m)))) if m.kind == Kind::Request => Some(m.id.clone()),
             _ => None,
@@ -144,14 +199,19 @@ pub fn parse(input: Input<'_>) -> Parsed {
             stream: it.response_is_sse,
             body_empty: it.response.is_none() && !it.response_is_sse,
             body_has_json: it.response.is_some(),
-            start: 0,
-            end: 0,
+            // No times: the exchange's place in causal order (µs as a
+            // count) orders the entries (DESIGN.md rule 4).
+            start: rank,
+            end: rank,
             position: 0,
             protocol_header: None,
             legacy: false,
             // Only the first event of an SSE answer is kept: when it is not
             // the response, the response was in the part not kept.
-            response_lost: it.response_is_sse && it.response.is_some() && asked.is_some() && !answers,
+            response_lost: it.response_is_sse
+                && it.response.is_some()
+                && asked.is_some()
+                && !answers,
         };
         let frame = |direction, prov, payload, http, stated_latency| {
             Record::Frame(Frame {
@@ -299,6 +359,43 @@ mod tests {
         );
         assert_eq!(f.prov.location, Location::entry(0, None));
         assert!(f.http.as_ref().is_some_and(|h| h.stream && !h.body_empty));
+    }
+
+    #[test]
+    fn an_answer_to_a_server_request_follows_the_stream_that_asked() {
+        // The client's answer (entry 0) ended before the tools/call whose
+        // first SSE event was the sampling request (entry 1).
+        let doc = r#"{"version": "1.0", "metadata": {"recorded_at": "x"}, "interactions": [
+  {"type": "jsonrpc_request", "request": {"jsonrpc": "2.0", "id": 0, "result": {}},
+   "response": null, "response_is_sse": false, "response_status": 202, "latency_ms": 3},
+  {"type": "jsonrpc_request", "request": {"jsonrpc": "2.0", "id": 16, "method": "tools/call"},
+   "response": {"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage"},
+   "response_is_sse": true, "response_status": 200, "latency_ms": 40}
+]}"#;
+        let p = parse(Input {
+            file: 0,
+            name: "c.json",
+            text: doc,
+        });
+        let got: Vec<(u64, i64, Direction, bool)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => f
+                    .http
+                    .as_ref()
+                    .map(|h| (h.entry, h.start, f.direction.unwrap(), h.response_lost)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, 0, Direction::C2s, true),
+                (1, 0, Direction::S2c, true),
+                (0, 1, Direction::C2s, false),
+            ]
+        );
     }
 
     #[test]

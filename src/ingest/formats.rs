@@ -10,8 +10,8 @@
 
 use super::input::Input;
 use super::{
-    arrow, bare, bracketed, cassette, claude, envelope, har, har_claim, inspect, inspector_history, lsp, mcpsnoop, mcpspy, pair,
-    sse, supergateway, tagged, twoline, vscode,
+    arrow, bare, bracketed, cassette, claude, envelope, har, har_claim, inspect, inspector_history,
+    lsp, mcpsnoop, mcpspy, pair, sse, supergateway, tagged, twoline, vscode,
 };
 use crate::record::Parsed;
 

@@ -190,9 +190,15 @@ impl LineReader for Spy {
                     }
                 };
                 let (d, key) = if s.from_pid == client {
-                    (Direction::C2s, stdio_key(&s.from_comm, s.from_pid, &s.to_comm, s.to_pid))
+                    (
+                        Direction::C2s,
+                        stdio_key(&s.from_comm, s.from_pid, &s.to_comm, s.to_pid),
+                    )
                 } else {
-                    (Direction::S2c, stdio_key(&s.to_comm, s.to_pid, &s.from_comm, s.from_pid))
+                    (
+                        Direction::S2c,
+                        stdio_key(&s.to_comm, s.to_pid, &s.from_comm, s.from_pid),
+                    )
                 };
                 (key, d)
             }
