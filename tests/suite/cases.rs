@@ -132,6 +132,7 @@ real_in! {
     real4_mcp_recorder_http => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__http-feature-run.json";
     real4_mcp_recorder_stdio => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__stdio-feature-run.json";
     real4_inspector_history => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-connect-replay.json";
+    real4_inspector_history_progress => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-tools-progress.json";
 }
 
 /// Captures of set 3 whose readers are not built yet (issue 11).
