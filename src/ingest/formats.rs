@@ -10,8 +10,9 @@
 
 use super::input::Input;
 use super::{
-    arrow, bare, bracketed, claude, envelope, har, har_claim, inspect, lsp, mcpproxy, mcpremote,
-    npmproxy, pair, sse, supergateway, tagged, twoline, vscode,
+    arrow, bare, bracketed, cassette, claude, envelope, har, har_claim, inspect, inspector_history,
+    lsp, mcpproxy, mcpremote, mcpsnoop, mcpspy, npmproxy, pair, sse, supergateway, tagged, twoline,
+    vscode,
 };
 use crate::record::Parsed;
 
@@ -24,6 +25,10 @@ pub enum Format {
     Lines(Dialect),
     /// A raw SSE capture (FORMATS.md §5); read in a later issue.
     Sse,
+    /// An mcp-recorder cassette (FORMATS.md §9.1).
+    Cassette,
+    /// An MCP Inspector protocol-history export (FORMATS.md §9.2).
+    InspectorHistory,
     /// Nothing recognisable: the message names the first lines read.
     Unknown,
 }
@@ -62,6 +67,10 @@ pub enum Dialect {
     Inspect,
     /// Row 10: arrow logs (`-->`, `<--`, `>`, `<`).
     Arrow,
+    /// mcpsnoop's JSONL session log (§8.3.12), checked before row 11.
+    Mcpsnoop,
+    /// MCPSpy's JSONL output (§8.3.13), checked before row 11.
+    Mcpspy,
     /// Row 11: NDJSON envelopes.
     Envelope,
     /// Row 12: bare NDJSON.
@@ -75,7 +84,7 @@ pub enum Dialect {
 impl Dialect {
     /// Every dialect, in table 8.2 row order (the per-direction pair last);
     /// also the order of the table's dialect rows.
-    pub const ALL: [Dialect; 15] = [
+    pub const ALL: [Dialect; 17] = [
         Dialect::Tagged,
         Dialect::Claude,
         Dialect::VsCode,
@@ -88,6 +97,8 @@ impl Dialect {
         Dialect::NpmProxy,
         Dialect::Inspect,
         Dialect::Arrow,
+        Dialect::Mcpsnoop,
+        Dialect::Mcpspy,
         Dialect::Envelope,
         Dialect::Bare,
         Dialect::Pair,
@@ -168,12 +179,26 @@ fn any_line(_: &[u8]) -> bool {
 
 /// The formats known from the whole text or its first line (FORMATS.md
 /// §8.1), tried before any line dialect.
-pub(crate) static FILE_FORMATS: [FormatSpec; 2] = [
+pub(crate) static FILE_FORMATS: [FormatSpec; 4] = [
     FormatSpec {
         format: Format::Har,
         name: "har",
         claim: Claim::Text(har_claim::claims),
         parse: har::parse,
+        block_start: None,
+    },
+    FormatSpec {
+        format: Format::Cassette,
+        name: cassette::NAME,
+        claim: Claim::Text(cassette::claims),
+        parse: cassette::parse,
+        block_start: None,
+    },
+    FormatSpec {
+        format: Format::InspectorHistory,
+        name: inspector_history::NAME,
+        claim: Claim::Text(inspector_history::claims),
+        parse: inspector_history::parse,
         block_start: None,
     },
     FormatSpec {
@@ -187,7 +212,7 @@ pub(crate) static FILE_FORMATS: [FormatSpec; 2] = [
 
 /// The line dialects of FORMATS.md table 8.2, in row order (the order of
 /// [`Dialect::ALL`]).
-pub(crate) static DIALECTS: [FormatSpec; 15] = [
+pub(crate) static DIALECTS: [FormatSpec; 17] = [
     FormatSpec {
         format: Format::Lines(Dialect::Tagged),
         name: tagged::NAME,
@@ -273,6 +298,20 @@ pub(crate) static DIALECTS: [FormatSpec; 15] = [
         block_start: Some(any_line),
     },
     FormatSpec {
+        format: Format::Lines(Dialect::Mcpsnoop),
+        name: mcpsnoop::NAME,
+        claim: Claim::Line(mcpsnoop::claims),
+        parse: mcpsnoop::parse,
+        block_start: Some(any_line),
+    },
+    FormatSpec {
+        format: Format::Lines(Dialect::Mcpspy),
+        name: mcpspy::NAME,
+        claim: Claim::Line(mcpspy::claims),
+        parse: mcpspy::parse,
+        block_start: None,
+    },
+    FormatSpec {
         format: Format::Lines(Dialect::Envelope),
         name: envelope::NAME,
         claim: Claim::Line(envelope::claims),
@@ -335,6 +374,8 @@ mod tests {
             names,
             [
                 "har",
+                "mcp-recorder",
+                "inspector-history",
                 "sse",
                 "tagged",
                 "claude",
@@ -348,6 +389,8 @@ mod tests {
                 "mcp-proxy-npm",
                 "inspect",
                 "arrow",
+                "mcpsnoop",
+                "mcpspy",
                 "envelope",
                 "bare",
                 "pair"

@@ -19,7 +19,7 @@ use mcp_audit::report::{file_id, json, terminal};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const DIALECTS: [Dialect; 15] = Dialect::ALL;
+const DIALECTS: [Dialect; 17] = Dialect::ALL;
 
 /// Every parser on `text`, then the whole pipeline over all their results
 /// at once (one input each, as the CLI numbers them).
@@ -36,6 +36,8 @@ fn everything(text: &str) {
     formats.extend([
         Format::Har,
         Format::Sse,
+        Format::Cassette,
+        Format::InspectorHistory,
         Format::Unknown,
         detect_format(text),
     ]);
@@ -229,6 +231,8 @@ fn prefix() -> impl Strategy<Value = &'static str> {
         "transport event {",
         "transport event { message: ",
         "{\"ts\":\"2025-01-01T00:00:00Z\",\"dir\":\"c2s\",\"msg\":",
+        "{\"session_id\":\"s\",\"seq\":1,\"ts\":\"2026-01-01T00:00:00Z\",\"direction\":\"s2c\",\"transport\":\"http\",\"raw\":",
+        "{\"timestamp\":\"2025-11-29T21:54:51.5+02:00\",\"transport_type\":\"stdio\",\"stdio_transport\":{\"from_pid\":1,\"to_pid\":2},\"type\":\"request\",\"raw\":",
     ])
 }
 
@@ -368,6 +372,26 @@ proptest! {
             s.push_str(["\n", "\n\n", "\r\n\r\n", "\r"][end]);
         }
         everything(&s);
+    }
+
+    #[test]
+    fn cassette_and_history_skeletons(
+        msgs in prop::collection::vec((message(), prop::option::of(message()), any::<bool>(), 0u8..3), 0..8)
+    ) {
+        let kinds = ["jsonrpc_request", "notification", "lifecycle"];
+        let dirs = ["request", "response", "notification"];
+        let interactions: Vec<Value> = msgs.iter().map(|(q, r, sse, k)| json!({
+            "type": kinds[*k as usize], "request": q, "response": r,
+            "response_is_sse": sse, "response_status": 200, "latency_ms": 3,
+        })).collect();
+        let cassette = json!({"version": "1.0", "metadata": {"recorded_at": "x"}, "interactions": interactions});
+        everything(&serde_json::to_string_pretty(&cassette).unwrap());
+        let entries: Vec<Value> = msgs.iter().enumerate().map(|(i, (q, r, o, k))| json!({
+            "id": format!("e{i}"), "timestamp": if *o { "2026-12-02T06:00:00.000Z" } else { "x" },
+            "direction": dirs[*k as usize], "origin": if *o { "client" } else { "server" },
+            "message": q, "response": r, "duration": i,
+        })).collect();
+        everything(&serde_json::to_string_pretty(&entries).unwrap());
     }
 
     #[test]
