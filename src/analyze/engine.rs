@@ -1503,8 +1503,8 @@ impl Walker<'_> {
         };
         // A listen's response ends its stream (no latency), unless the server
         // refused the listen outright (method not found, bad params).
-        let stream_end = q.method.as_deref() == Some(LISTEN)
-            && !matches!(m.error_code, Some(-32601 | -32602 | -32600));
+        let stream_end =
+            q.method.as_deref() == Some(LISTEN) && !matches!(m.error_code, Some(-32602..=-32600));
         if !q.cancelled && !stream_end {
             q.latency = latency;
             if let Some(l) = latency
@@ -1582,41 +1582,27 @@ impl Walker<'_> {
                     "a batch of {} member(s) was answered by a bare object, not an array: JSON-RPC 2.0 §6 answers a batch with an array, and a client reading one fails",
                     b.size
                 );
-                self.out.findings.push(Finding {
-                    kind: K::BatchReplyNotArray,
-                    session: self.out.name.clone(),
-                    direction: Some(b.direction.other()),
-                    id: FindingId::Batch(b.ids.clone()),
-                    alt_ids: vec![],
-                    method: None,
-                    input: self.out.input,
-                    file,
-                    location: loc,
-                    evidence: ev,
+                let found = self.batch_finding(
+                    K::BatchReplyNotArray,
+                    b.direction.other(),
+                    b.ids.clone(),
+                    (loc, ev, file),
                     detail,
-                    gap: false,
-                });
+                );
+                self.out.findings.push(found);
             }
         }
-        for e in &self.replies.empty {
-            if let Some(detail) = replies::empty_batch_verdict(e) {
-                let (loc, ev, file) = e.at;
-                self.out.findings.push(Finding {
-                    kind: K::EmptyBatchNotRejected,
-                    session: self.out.name.clone(),
-                    direction: Some(e.direction.other()),
-                    id: FindingId::Batch(vec![]),
-                    alt_ids: vec![],
-                    method: None,
-                    input: self.out.input,
-                    file,
-                    location: loc,
-                    evidence: ev,
-                    detail,
-                    gap: false,
-                });
-            }
-        }
+        let empty: Vec<Finding> = self
+            .replies
+            .empty
+            .iter()
+            .filter_map(|e| {
+                let detail = replies::empty_batch_verdict(e)?;
+                let kind = K::EmptyBatchNotRejected;
+                Some(self.batch_finding(kind, e.direction.other(), vec![], e.at, detail))
+            })
+            .collect();
+        self.out.findings.extend(empty);
         let mut placeholders: Vec<(&String, &Vec<usize>)> = self
             .replies
             .unknown_errors
@@ -1649,6 +1635,32 @@ impl Walker<'_> {
                 found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
             }
             self.out.findings.push(found);
+        }
+    }
+
+    /// A batch-level finding (rule 8: its id is the batch's member ids) of
+    /// this session at `at` (place, evidence, file id).
+    fn batch_finding(
+        &self,
+        kind: K,
+        direction: Direction,
+        ids: Vec<Id>,
+        at: (crate::record::Location, (u64, u32), u32),
+        detail: String,
+    ) -> Finding {
+        Finding {
+            kind,
+            session: self.out.name.clone(),
+            direction: Some(direction),
+            id: FindingId::Batch(ids),
+            alt_ids: vec![],
+            method: None,
+            input: self.out.input,
+            file: at.2,
+            location: at.0,
+            evidence: at.1,
+            detail,
+            gap: false,
         }
     }
 
@@ -1764,22 +1776,10 @@ impl Walker<'_> {
             found.push((K::OutOfOrderBatch, loc, ev, file, b.direction.other(),
                 format!("responses came back in order [{}]; a client pairing by position mis-assigns {} of them (ids {})", order.join(","), mis.len(), mis.join(","))));
         }
+        let ids = b.ids.clone();
         for (kind, loc, ev, file, dir, detail) in found {
-            let ids = b.ids.clone();
-            self.out.findings.push(Finding {
-                kind,
-                session: self.out.name.clone(),
-                direction: Some(dir),
-                id: FindingId::Batch(ids),
-                alt_ids: vec![],
-                method: None,
-                input: self.out.input,
-                file,
-                location: loc,
-                evidence: ev,
-                detail,
-                gap: false,
-            });
+            let f = self.batch_finding(kind, dir, ids.clone(), (loc, ev, file), detail);
+            self.out.findings.push(f);
         }
     }
 

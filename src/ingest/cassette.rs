@@ -138,7 +138,7 @@ fn causal_order(its: &[Interaction<'_>], read: &[Read<'_>]) -> Vec<usize> {
     order
 }
 
-/// The row claims the whole text: an mcp-recorder cassette ([`read`]).
+/// The row claims the whole text: an mcp-recorder cassette (see `read`).
 pub fn claims(text: &str) -> bool {
     read(text).is_some()
 }

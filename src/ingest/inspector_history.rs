@@ -79,7 +79,7 @@ fn read(text: &str) -> Option<Vec<Entry<'_>>> {
     shaped.then_some(entries)
 }
 
-/// The row claims the whole text: an Inspector history export ([`read`]).
+/// The row claims the whole text: an Inspector history export (see `read`).
 /// A JSON-RPC batch never is one (its members have no `direction`).
 pub fn claims(text: &str) -> bool {
     read(text).is_some()

@@ -62,7 +62,7 @@ fn read(line: &str) -> Option<Env<'_>> {
     matches!(e.direction.as_ref(), "c2s" | "s2c" | "stderr" | "meta").then_some(e)
 }
 
-/// The row claims the line: an mcpsnoop envelope ([`read`]). An ordinary
+/// The row claims the line: an mcpsnoop envelope (see `read`). An ordinary
 /// NDJSON envelope (`dir`/`msg`) or a bare JSON-RPC line never is one.
 pub fn claims(line: &str) -> bool {
     read(line).is_some()

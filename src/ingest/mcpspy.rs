@@ -97,7 +97,7 @@ fn read(line: &str) -> Option<Event<'_>> {
     shaped.then_some(e)
 }
 
-/// The row claims the line: an MCPSpy MCP event ([`read`]). A bare
+/// The row claims the line: an MCPSpy MCP event (see `read`). A bare
 /// JSON-RPC line or an NDJSON envelope never is one.
 pub fn claims(line: &str) -> bool {
     read(line).is_some()
