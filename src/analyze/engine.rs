@@ -29,6 +29,12 @@ pub struct Req {
     pub response_ts: Option<Micros>,
     /// Latency, µs, when known (rule 10).
     pub latency: Option<Micros>,
+    /// Why a paired request's latency is unknown (`summary.json`
+    /// `latency_ms.unknown`, DESIGN.md rule 10): `no_time` (the request
+    /// or its response has no time), `moved` (causal placement moved one of
+    /// them, DESIGN.md rule 4), `time_unbounded` (its time is no bound,
+    /// FORMATS.md §4.2), `before_request` (the response's time comes first).
+    pub latency_unknown: Option<&'static str>,
     /// Batch index in the session and 0-based position among its requests.
     pub batch: Option<(u32, u32)>,
     /// Position of its response among the batch's paired responses.
@@ -46,6 +52,10 @@ pub struct Req {
     /// Its HAR entry's response was not kept by the capture
     /// (`HttpContext::response_lost`): a `missing_response` is a gap.
     pub response_lost: bool,
+    /// Its frame's time is no bound on when it was sent
+    /// (`HttpContext::time_unbounded`: a server request on a stream whose
+    /// entry `time` closed at the headers): its latency is unknown.
+    pub time_unbounded: bool,
     /// HAR entry of its POST.
     pub entry: Option<u64>,
     /// Where.
@@ -115,6 +125,7 @@ impl Req {
             ts: None,
             response_ts: None,
             latency: None,
+            latency_unknown: None,
             batch: None,
             response_position: None,
             cancelled: false,
@@ -123,6 +134,7 @@ impl Req {
             late: false,
             on_stream: false,
             response_lost: false,
+            time_unbounded: false,
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
@@ -284,6 +296,10 @@ pub struct Walker<'c> {
     /// ([`Payload::Lost`]): an answer that pairs with nothing may answer a
     /// request in one of them.
     lost_requests: Vec<u64>,
+    /// HAR entries whose response body the capture did not keep (a stream
+    /// open or aborted at export): a client answer that pairs with nothing
+    /// may answer a server request that was in one of them.
+    lost_responses: Vec<u64>,
     /// Response ids seen in a capture of one side (raw SSE), per direction.
     one_sided_seen: HashSet<(usize, LooseKey)>,
 }
@@ -348,6 +364,7 @@ impl<'c> Walker<'c> {
             seen_events: HashSet::new(),
             methods: HashSet::new(),
             lost_requests: Vec::new(),
+            lost_responses: Vec::new(),
             one_sided_seen: HashSet::new(),
         }
     }
@@ -461,8 +478,12 @@ impl Walker<'_> {
             return;
         }
         if matches!(f.payload, Payload::Lost) {
-            if let Some(h) = f.http.as_ref().filter(|h| h.is_request_body) {
-                self.lost_requests.push(h.entry);
+            if let Some(h) = f.http.as_ref() {
+                if h.is_request_body {
+                    self.lost_requests.push(h.entry);
+                } else {
+                    self.lost_responses.push(h.entry);
+                }
             }
             return;
         }
@@ -837,6 +858,7 @@ impl Walker<'_> {
             ts: f.ts,
             on_stream,
             response_lost,
+            time_unbounded: f.http.as_ref().is_some_and(|h| h.time_unbounded),
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
@@ -1166,6 +1188,17 @@ impl Walker<'_> {
     /// finding (an answer that pairs with nothing) may answer one of them:
     /// a capture gap, said in the detail with the entries.
     fn explain_by_lost_requests(&mut self, d: Direction) {
+        if d == Direction::C2s && !self.lost_responses.is_empty() {
+            // A client's answer to a server request that rode a lost body.
+            let entries = entry_list(&self.lost_responses);
+            if let Some(f) = self.out.findings.last_mut() {
+                f.gap = true;
+                f.detail.push_str(&format!(
+                    "; but the capture did not keep the response body of entry {entries} (a capture gap): the server request it answers may have been there"
+                ));
+            }
+            return;
+        }
         if d != Direction::S2c || self.lost_requests.is_empty() {
             return;
         }
@@ -1217,15 +1250,26 @@ impl Walker<'_> {
         {
             p.longest_silence = p.longest_silence.max(Some(b - a));
         }
+        // A time that is no bound (FORMATS.md §4.2) gives no latency.
+        let unbounded = q.time_unbounded || f.http.as_ref().is_some_and(|h| h.time_unbounded);
         let latency = match f.stated_latency {
             Some(l) => Some(l),
+            None if unbounded => None,
             None => match (q.ts, f.ts) {
                 (Some(a), Some(b)) if !moved && b >= a => Some(b - a),
                 _ => None,
             },
         };
+        let why = match (q.ts, f.ts) {
+            _ if latency.is_some() => None,
+            _ if unbounded => Some("time_unbounded"),
+            (Some(_), Some(_)) if moved => Some("moved"),
+            (Some(_), Some(_)) => Some("before_request"),
+            _ => Some("no_time"),
+        };
         if !q.cancelled {
             q.latency = latency;
+            q.latency_unknown = why;
             if let Some(l) = latency
                 && l > self.cfg.timeout_us
             {

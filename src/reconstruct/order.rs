@@ -242,7 +242,8 @@ fn initial_keys(s: &super::Session) -> (Vec<Key>, HashMap<u64, Vec<usize>>) {
         if h.is_request_body {
             keys[i] = (h.start, h.entry, 0, h.entry, h.position);
         } else {
-            keys[i] = (h.end, h.entry, 1, h.entry, h.position);
+            // A frame's own time (an event's, DevTools) or the body's end.
+            keys[i] = (f.ts.unwrap_or(h.end), h.entry, 1, h.entry, h.position);
             bodies.entry(h.entry).or_default().push(i);
         }
     }
@@ -257,7 +258,7 @@ fn stream_bounds(
     s: &super::Session,
     idx: &[usize],
     keys: &[Key],
-    (start, end): (Micros, Micros),
+    (start, _): (Micros, Micros),
     requests_at: &TimesById,
     answers_at: &TimesById,
 ) -> (Vec<Option<Key>>, Vec<Option<Key>>) {
@@ -265,6 +266,8 @@ fn stream_bounds(
     let mut low: Vec<Option<Key>> = vec![None; idx.len()];
     for (p, &i) in idx.iter().enumerate() {
         let pos = keys[i].4;
+        // The frame's own time: the body's end, or its event's arrival.
+        let end = keys[i].0.max(start);
         for m in messages(&s.frames[i]) {
             let Some(k) = loose_of(m) else { continue };
             match m.kind {
@@ -458,6 +461,7 @@ mod tests {
             protocol_header: None,
             legacy: false,
             response_lost: false,
+            time_unbounded: false,
         })
     }
 

@@ -104,8 +104,6 @@ real! {
 }
 
 real2! {
-    real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
-    real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
     real2_mcp_remote_debug => "x_stdio_mcp-remote.debug.log", "issue 11: mcp-remote --debug file";
     real2_supergateway_sse => "x_stdio_supergateway-sse.log", "issue 11: supergateway sessions split in two";
 }
@@ -123,6 +121,12 @@ macro_rules! real_in {
 }
 
 real_in! {
+    real2_chrome_har_params_only => "tests/data/real2", "har_browser-chrome-har__ts-streamable-sse.har";
+    real2_devtools_open_streams => "tests/data/real2", "har_browser-devtools-sensitive__server-everything-streamable-open.har";
+    real4_browser_devtools_sensitive => "tests/data/real4/browser", "har_browser-devtools-sensitive__ts-streamable-open.har";
+    real4_browser_devtools_sanitized => "tests/data/real4/browser", "har_browser-devtools-sanitized__ts-streamable-open.har";
+    real4_browser_chrome_har => "tests/data/real4/browser", "har_browser-chrome-har__ts-streamable-open.har";
+    real4_browser_playwright_embed => "tests/data/real4/browser", "har_browser-playwright-embed__ts-streamable-open.har";
     real2_playwright_default => "tests/data/real2", "har_browser-playwright-default__ts-streamable-sse.har";
     real2_py1_raw_batches => "tests/data/real2", "x_har_py1-streamable__raw-batches.har";
     real3_sse_server_everything => "tests/data/real3", "sse_server-everything-post.curl-i.sse";
