@@ -275,9 +275,10 @@ fn stream_bounds(
                     if let Some(ans) = answers_at.get(&k) {
                         // `ans` is sorted by time: binary searches keep
                         // a capture that repeats one id linear.
-                        let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
-                        if !after_end
-                            && let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start))
+                        // The first answer inside the stream's window
+                        // answers it (a later one is then a duplicate).
+                        if let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start))
+                            && t < end
                         {
                             let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
                             up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));

@@ -61,8 +61,6 @@ struct ResponseRead {
     /// [`HttpContext::response_lost`]).
     lost: bool,
     frames: Vec<BodyFrame>,
-    /// SSE events in the body's text (priming events included).
-    events: usize,
 }
 
 /// What the frames of one entry share: its index, session key, place in
@@ -213,10 +211,10 @@ impl<'t> EntrySink<'t> {
             response_lost: read.lost || !has_response,
             time_unbounded: false,
         };
-        // Such a `time` still bounds a POST's reply stream of one event (it
-        // came with the headers: mitmproxy keeps such a body itself and
-        // records no end); any other stream went on after it.
-        let unbounded = read.stream && closed_at_headers && !(method == "POST" && read.events == 1);
+        // Such a `time` still bounds a stream of one message event (priming
+        // events aside): it came with the headers (mitmproxy keeps such a
+        // body itself and records no end). A longer stream went on after.
+        let unbounded = read.stream && closed_at_headers && read.frames.len() != 1;
         let shared = Shared {
             unbounded,
             entry: i,
@@ -414,10 +412,6 @@ impl<'t> EntrySink<'t> {
             body = Some(Cow::Owned(fixed));
             repaired = true;
         }
-        let events = match body.as_deref() {
-            Some(b) if stream => sse::events(b).len(),
-            _ => 0,
-        };
         let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, es, floor, session);
         if repaired {
             self.error(
@@ -432,7 +426,6 @@ impl<'t> EntrySink<'t> {
             body_has_json,
             lost,
             frames,
-            events,
         }
     }
 
@@ -577,7 +570,12 @@ impl<'t> EntrySink<'t> {
                 key: shared.key.clone(),
                 split: Split::Never,
                 direction: Some(Direction::S2c),
-                ts: f.ts.or(ts),
+                // A record time is at most the entry's end (DevTools' `time`
+                // bounds the body; records run up to 2 ms past it).
+                ts: match (f.ts, ts) {
+                    (Some(a), Some(end)) => Some(a.min(end)),
+                    (a, end) => a.or(end),
+                },
                 stated_latency: None,
                 event_id: f.event_id,
                 prov: shared.prov(f.event),
@@ -682,6 +680,15 @@ fn body_frames(
             for (n, r) in records.iter().enumerate() {
                 push(n, r.name, r.id, r.data, r.ts, session);
             }
+        }
+    }
+    // An event without a time of its own came before the next one that has
+    // one: it takes that time (an upper bound that keeps body order).
+    let mut next = None;
+    for f in frames.iter_mut().rev() {
+        match f.ts {
+            Some(t) => next = Some(t),
+            None => f.ts = next,
         }
     }
     (frames, body_has_json)
@@ -999,7 +1006,12 @@ mod tests {
         ]);
         let p = run(&t);
         let f = frames(&p);
-        assert_eq!(f.len(), 3);
+        // Entry 1's body is not read: a marker for it follows its request.
+        assert_eq!(f.len(), 4);
+        assert_eq!(
+            (&f[3].payload, f[3].direction),
+            (&Payload::Lost, Some(Direction::S2c))
+        );
         assert!(matches!(&f[1].payload, Payload::Single(m) if m.kind == Kind::Response));
         assert_eq!(f[1].prov.location, Location::entry(0, Some(1)));
         assert_eq!(p.errors.len(), 1);
@@ -1181,8 +1193,12 @@ mod tests {
         let p = run(&t);
         assert!(p.errors.is_empty(), "{:?}", p.errors);
         let f = frames(&p);
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].ts, Some(1_796_158_779_494_879));
+        // The event, and a marker: what came after the export is not kept.
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[1].payload, Payload::Lost);
+        // Record 1796158779.494879 s, clamped to the entry's end
+        // (startedDateTime + 352.36 ms).
+        assert_eq!(f[0].ts, Some(1_796_158_779_494_360));
         assert_eq!(f[0].prov.location, Location::entry(0, Some(2)));
         assert_eq!(f[0].event_id.as_ref().map(|e| &*e.id), Some("e2"));
         assert!(matches!(&f[0].payload, Payload::Single(m) if m.kind == Kind::Request));
@@ -1202,7 +1218,10 @@ mod tests {
             r#"[{"time":1796158779.476429,"eventName":"message","eventId":"p1"},{"time":1796158779.494879,"eventName":"message","eventId":"e2"}]"#,
         )]);
         let p = run(&t);
-        assert_eq!(frames(&p).len(), 0);
+        assert_eq!(
+            frames(&p).iter().map(|f| &f.payload).collect::<Vec<_>>(),
+            vec![&Payload::Lost]
+        );
         assert_eq!(
             p.errors,
             vec![Diagnostic::entry(
@@ -1292,10 +1311,8 @@ mod tests {
     fn chrome_har_params_rebuilt() {
         use super::super::model::PostData;
         let rebuild = |params: &str| {
-            let pd: PostData = serde_json::from_str(&format!(
-                r#"{{"mimeType":"application/json","params":{params}}}"#
-            ))
-            .unwrap();
+            let doc = format!(r#"{{"mimeType":"application/json","params":{params}}}"#);
+            let pd: PostData = serde_json::from_str(&doc).unwrap();
             super::rebuild_params(pd.params.0.as_deref().unwrap())
         };
         assert_eq!(
@@ -1362,7 +1379,7 @@ mod tests {
     }
 
     /// `timings.receive` 0: `time` closed at the headers. It still bounds
-    /// a POST's one-event reply stream, not a longer stream nor a GET's.
+    /// a stream of one message event, not a longer one.
     #[test]
     fn time_closed_at_headers() {
         let one = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
@@ -1403,16 +1420,23 @@ mod tests {
             unbounded(post(two).replace("\"receive\":0}", "\"receive\":140.5}")),
             vec![false, false]
         );
-        let get = entry(
-            "2025-01-01T12:00:00Z",
-            "27.7",
-            "",
-            None,
-            200,
-            "",
-            &content(one),
+        let get = |b: &str| {
+            entry(
+                "2025-01-01T12:00:00Z",
+                "27.7",
+                "",
+                None,
+                200,
+                "",
+                &content(b),
+            )
+        };
+        assert_eq!(unbounded(get(two)), vec![true, true]);
+        // A priming event (empty data) and one message: still one event.
+        assert_eq!(
+            unbounded(get(&format!("id: p\ndata: \n\n{one}"))),
+            vec![false]
         );
-        assert_eq!(unbounded(get), vec![true]);
     }
 
     /// What one HAR frame costs inline (reports/BENCH-har.md).

@@ -79,12 +79,13 @@ def har_messages(har):
         # no arrival time: the event keeps the entry's end.
         hdr = t0 + (e["time"] - max(e["timings"].get("receive", 0), 0)) / 1000
         end = t0 + e["time"] / 1000
-        es = [dict(m, time=m["time"] if m["time"] >= hdr - 5e-7 else end) for m in e.get("_eventSourceMessages") or []]
+        # A record is at most the entry's end (records run up to 2 ms past it).
+        es = [dict(m, time=min(m["time"], end) if m["time"] >= hdr - 5e-7 else None) for m in e.get("_eventSourceMessages") or []]
         if c.get("text"):
             evs, k = [], 0
             text = c["text"] if "charset" in c.get("mimeType", "") else undo_1252(c["text"])
             for eid, data in sse_events(text):
-                t = t0 + e["time"] / 1000
+                t = None
                 for j in range(k, len(es)):
                     if es[j].get("eventId", "") == eid and es[j].get("data", data) == data:
                         t, k = es[j]["time"], j + 1
@@ -92,6 +93,13 @@ def har_messages(har):
                 evs.append((t, data))
         else:
             evs = [(m["time"], m["data"]) for m in es if m.get("data")]
+        # An event without a time of its own came before the next timed one.
+        nxt = end
+        for k in range(len(evs) - 1, -1, -1):
+            if evs[k][0] is None:
+                evs[k] = (nxt, evs[k][1])
+            elif evs[k][1]:
+                nxt = evs[k][0]
         for t, data in evs:
             if data:
                 out.append((t, "s2c", json.loads(data), i))
