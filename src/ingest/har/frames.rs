@@ -28,6 +28,11 @@ use crate::record::{
 /// `time` in ms (FORMATS.md §4); beyond this it is a broken export.
 const MAX_ENTRY_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
 
+/// The line for an event-stream body repaired from windows-1252 mojibake
+/// (FORMATS.md §4.1 "Browser mojibake"); [`super::collapse_mojibake`]
+/// keeps one per input.
+pub(super) const MOJIBAKE: &str = "event-stream body was decoded as windows-1252 by the recorder (no charset; UTF-8 text shows as mojibake such as \u{e2}\u{20ac}\u{201c}); repaired to UTF-8";
+
 /// Reads entries, given as their exact JSON texts, into frames and error
 /// lines.
 pub(super) struct EntrySink<'t> {
@@ -414,10 +419,7 @@ impl<'t> EntrySink<'t> {
         }
         let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, es, floor, session);
         if repaired {
-            self.error(
-                i,
-                "event-stream body was decoded as windows-1252 by the recorder (no charset; UTF-8 text shows as mojibake such as \u{e2}\u{20ac}\u{201c}); repaired to UTF-8",
-            );
+            self.error(i, MOJIBAKE);
         }
         ResponseRead {
             status,
