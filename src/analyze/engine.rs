@@ -30,6 +30,12 @@ pub struct Req {
     pub response_ts: Option<Micros>,
     /// Latency, µs, when known (rule 10).
     pub latency: Option<Micros>,
+    /// Why a paired request's latency is unknown (`summary.json`
+    /// `latency_ms.unknown`, DESIGN.md rule 10): `no_time` (the request
+    /// or its response has no time), `moved` (causal placement moved one of
+    /// them, DESIGN.md rule 4), `time_unbounded` (its time is no bound,
+    /// FORMATS.md §4.2), `before_request` (the response's time comes first).
+    pub latency_unknown: Option<&'static str>,
     /// Batch index in the session and 0-based position among its requests.
     pub batch: Option<(u32, u32)>,
     /// Position of its response among the batch's paired responses.
@@ -50,6 +56,10 @@ pub struct Req {
     /// What the capture cannot show of its answer (`Extra::capture_gap`,
     /// a log without reply bodies): a `missing_response` is a gap.
     pub reply_gap: Option<Box<str>>,
+    /// Its frame's time is no bound on when it was sent
+    /// (`HttpContext::time_unbounded`: a server request on a stream whose
+    /// entry `time` closed at the headers): its latency is unknown.
+    pub time_unbounded: bool,
     /// HAR entry of its POST.
     pub entry: Option<u64>,
     /// Where.
@@ -123,6 +133,7 @@ impl Req {
             ts: None,
             response_ts: None,
             latency: None,
+            latency_unknown: None,
             batch: None,
             response_position: None,
             cancelled: false,
@@ -132,6 +143,7 @@ impl Req {
             on_stream: false,
             response_lost: false,
             reply_gap: None,
+            time_unbounded: false,
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
@@ -307,6 +319,10 @@ pub struct Walker<'c> {
     /// direction they went, line, still unclaimed). Each may be the answer
     /// of one request that has none (a capture gap, DESIGN.md rule 12).
     lost_replies: Vec<(Direction, u64, bool)>,
+    /// HAR entries whose response body the capture did not keep (a stream
+    /// open or aborted at export): a client answer that pairs with nothing
+    /// may answer a server request that was in one of them.
+    lost_responses: Vec<u64>,
     /// Response ids seen in a capture of one side (raw SSE), per direction.
     one_sided_seen: HashSet<(usize, LooseKey)>,
     /// The revision the session's `initialize` result negotiated.
@@ -397,6 +413,7 @@ impl<'c> Walker<'c> {
             methods: HashSet::new(),
             lost_requests: Vec::new(),
             lost_replies: Vec::new(),
+            lost_responses: Vec::new(),
             one_sided_seen: HashSet::new(),
             negotiated: None,
             replies: Replies::default(),
@@ -530,11 +547,13 @@ impl Walker<'_> {
             return;
         }
         if matches!(f.payload, Payload::Lost) {
-            if let Some(h) = f.http.as_ref().filter(|h| h.is_request_body) {
-                self.lost_requests.push(h.entry);
-            } else if f.http.is_none()
-                && let (Some(d), Some(line)) = (f.direction, f.prov.location.line)
-            {
+            if let Some(h) = f.http.as_ref() {
+                if h.is_request_body {
+                    self.lost_requests.push(h.entry);
+                } else {
+                    self.lost_responses.push(h.entry);
+                }
+            } else if let (Some(d), Some(line)) = (f.direction, f.prov.location.line) {
                 self.lost_replies.push((d, line, true));
             }
             return;
@@ -1015,6 +1034,7 @@ impl Walker<'_> {
             on_stream,
             response_lost,
             reply_gap: m.extra.as_ref().and_then(|e| e.capture_gap.clone()),
+            time_unbounded: f.http.as_ref().is_some_and(|h| h.time_unbounded),
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
@@ -1426,6 +1446,17 @@ impl Walker<'_> {
     /// finding (an answer that pairs with nothing) may answer one of them:
     /// a capture gap, said in the detail with the entries.
     fn explain_by_lost_requests(&mut self, d: Direction) {
+        if d == Direction::C2s && !self.lost_responses.is_empty() {
+            // A client's answer to a server request that rode a lost body.
+            let entries = entry_list(&self.lost_responses);
+            if let Some(f) = self.out.findings.last_mut() {
+                f.gap = true;
+                f.detail.push_str(&format!(
+                    "; but the capture did not keep the response body of entry {entries} (a capture gap): the server request it answers may have been there"
+                ));
+            }
+            return;
+        }
         if d != Direction::S2c || self.lost_requests.is_empty() {
             return;
         }
@@ -1494,12 +1525,22 @@ impl Walker<'_> {
         {
             p.longest_silence = p.longest_silence.max(Some(b - a));
         }
+        // A time that is no bound (FORMATS.md §4.2) gives no latency.
+        let unbounded = q.time_unbounded || f.http.as_ref().is_some_and(|h| h.time_unbounded);
         let latency = match f.stated_latency {
             Some(l) => Some(l),
+            None if unbounded => None,
             None => match (q.ts, f.ts) {
                 (Some(a), Some(b)) if !moved && b >= a => Some(b - a),
                 _ => None,
             },
+        };
+        let why = match (q.ts, f.ts) {
+            _ if latency.is_some() => None,
+            _ if unbounded => Some("time_unbounded"),
+            (Some(_), Some(_)) if moved => Some("moved"),
+            (Some(_), Some(_)) => Some("before_request"),
+            _ => Some("no_time"),
         };
         // A listen's response ends its stream (no latency), unless the server
         // refused the listen outright (method not found, bad params).
@@ -1507,6 +1548,7 @@ impl Walker<'_> {
             q.method.as_deref() == Some(LISTEN) && !matches!(m.error_code, Some(-32602..=-32600));
         if !q.cancelled && !stream_end {
             q.latency = latency;
+            q.latency_unknown = why;
             if let Some(l) = latency
                 && l > self.cfg.timeout_us
             {

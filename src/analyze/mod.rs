@@ -484,6 +484,20 @@ impl Analysis {
         parts
     }
 
+    /// Paired, not cancelled requests whose latency is unknown, by reason
+    /// ([`engine::Req::latency_unknown`]; `summary.json`
+    /// `latency_ms.unknown`, DESIGN.md rule 10).
+    pub fn latency_unknown(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        let mut by = std::collections::BTreeMap::new();
+        for q in self.sessions.iter().flat_map(|s| &s.requests) {
+            if q.answered && !q.cancelled && q.latency.is_none() {
+                *by.entry(q.latency_unknown.unwrap_or("no_time"))
+                    .or_insert(0) += 1;
+            }
+        }
+        by
+    }
+
     /// The most severe finding's severity, `None` without findings.
     pub fn worst_severity(&self) -> Option<Severity> {
         self.findings.iter().map(|f| f.severity()).max()

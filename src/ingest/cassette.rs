@@ -212,6 +212,8 @@ pub fn parse(input: Input<'_>) -> Parsed {
                 && it.response.is_some()
                 && asked.is_some()
                 && !answers,
+            // The stated latency_ms is the bound (FORMATS.md §9.1).
+            time_unbounded: false,
         };
         let frame = |direction, prov, payload, http, stated_latency| {
             Record::Frame(Frame {

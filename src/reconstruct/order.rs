@@ -242,7 +242,8 @@ fn initial_keys(s: &super::Session) -> (Vec<Key>, HashMap<u64, Vec<usize>>) {
         if h.is_request_body {
             keys[i] = (h.start, h.entry, 0, h.entry, h.position);
         } else {
-            keys[i] = (h.end, h.entry, 1, h.entry, h.position);
+            // A frame's own time (an event's, DevTools) or the body's end.
+            keys[i] = (f.ts.unwrap_or(h.end), h.entry, 1, h.entry, h.position);
             bodies.entry(h.entry).or_default().push(i);
         }
     }
@@ -257,7 +258,7 @@ fn stream_bounds(
     s: &super::Session,
     idx: &[usize],
     keys: &[Key],
-    (start, end): (Micros, Micros),
+    (start, _): (Micros, Micros),
     requests_at: &TimesById,
     answers_at: &TimesById,
 ) -> (Vec<Option<Key>>, Vec<Option<Key>>) {
@@ -265,6 +266,8 @@ fn stream_bounds(
     let mut low: Vec<Option<Key>> = vec![None; idx.len()];
     for (p, &i) in idx.iter().enumerate() {
         let pos = keys[i].4;
+        // The frame's own time: the body's end, or its event's arrival.
+        let end = keys[i].0.max(start);
         for m in messages(&s.frames[i]) {
             let Some(k) = loose_of(m) else { continue };
             match m.kind {
@@ -272,9 +275,10 @@ fn stream_bounds(
                     if let Some(ans) = answers_at.get(&k) {
                         // `ans` is sorted by time: binary searches keep
                         // a capture that repeats one id linear.
-                        let after_end = ans.last().is_some_and(|&(t, _)| t >= end);
-                        if !after_end
-                            && let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start))
+                        // The first answer inside the stream's window
+                        // answers it (a later one is then a duplicate).
+                        if let Some(&(t, e)) = ans.get(ans.partition_point(|&(t, _)| t < start))
+                            && t < end
                         {
                             let cand = (t, e, -1, idx_entry(&s.frames[i]), pos);
                             up[p] = Some(up[p].map_or(cand, |u| u.min(cand)));
@@ -458,6 +462,7 @@ mod tests {
             protocol_header: None,
             legacy: false,
             response_lost: false,
+            time_unbounded: false,
         })
     }
 

@@ -159,6 +159,11 @@ pub struct HttpContext {
     /// come (no `response` object, or a status with a body that HTTP has
     /// but no text): a capture gap, not a disconnect.
     pub response_lost: bool,
+    /// This response-body frame's time is no bound on when it arrived: the
+    /// entry's `time` closed at the response headers while the event
+    /// stream went on (`timings.receive` 0, FORMATS.md §4.2), so a latency
+    /// that depends on it is unknown (DESIGN.md rule 10).
+    pub time_unbounded: bool,
 }
 
 /// One frame: a JSON object, a JSON array (a batch), or a traffic line that

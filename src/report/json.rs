@@ -58,6 +58,11 @@ impl serde::Serialize for Summary<'_> {
             }
             None => json!({"p50": null, "p90": null, "p99": null, "max": null, "count": 0}),
         };
+        let mut latency = latency;
+        let unknown = a.latency_unknown();
+        if !unknown.is_empty() {
+            latency["unknown"] = json!(unknown);
+        }
         let mut m = ser.serialize_map(Some(9))?;
         // serde_json's map order (sorted keys), as `json!` would give.
         m.serialize_entry(

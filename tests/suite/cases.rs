@@ -29,21 +29,6 @@ macro_rules! real {
     )*};
 }
 
-/// Captures written by the tools users run (browser HAR recorders,
-/// bridges) whose readers are not built yet: each is ignored with the
-/// reason; `cargo test --release --test suite -- --ignored real` shows
-/// where they stand.
-macro_rules! real2 {
-    ($($name:ident => $file:literal, $why:literal;)*) => {$(
-        #[test]
-        #[ignore = $why]
-        fn $name() {
-            let dir = root().join("tests/data/real2");
-            check_case(&dir.join($file), &dir.join(concat!($file, ".expected.json")), stringify!($name));
-        }
-    )*};
-}
-
 cases! {
     b01_batch_reordered_by_balancer => "b01_batch_reordered_by_balancer.har";
     b03_string_id_echoed_as_integer => "b03_string_id_echoed_as_integer.har";
@@ -103,11 +88,6 @@ real! {
     stdio_ts_ndjson => "stdio_ts-client__py-server.ndjson";
 }
 
-real2! {
-    real2_chrome_har_params_only => "har_browser-chrome-har__ts-streamable-sse.har", "issue 11: chrome-har keeps request bodies only as postData.params (read as capture gaps, not rebuilt yet)";
-    real2_devtools_open_streams => "har_browser-devtools-sensitive__server-everything-streamable-open.har", "issue 11: _eventSourceMessages and streams open at export";
-}
-
 /// Real captures in `tests/data/real2`, `real3` and `real4` that are
 /// read right today.
 macro_rules! real_in {
@@ -121,6 +101,12 @@ macro_rules! real_in {
 }
 
 real_in! {
+    real2_chrome_har_params_only => "tests/data/real2", "har_browser-chrome-har__ts-streamable-sse.har";
+    real2_devtools_open_streams => "tests/data/real2", "har_browser-devtools-sensitive__server-everything-streamable-open.har";
+    real4_browser_devtools_sensitive => "tests/data/real4/browser", "har_browser-devtools-sensitive__ts-streamable-open.har";
+    real4_browser_devtools_sanitized => "tests/data/real4/browser", "har_browser-devtools-sanitized__ts-streamable-open.har";
+    real4_browser_chrome_har => "tests/data/real4/browser", "har_browser-chrome-har__ts-streamable-open.har";
+    real4_browser_playwright_embed => "tests/data/real4/browser", "har_browser-playwright-embed__ts-streamable-open.har";
     real2_playwright_default => "tests/data/real2", "har_browser-playwright-default__ts-streamable-sse.har";
     real2_py1_raw_batches => "tests/data/real2", "x_har_py1-streamable__raw-batches.har";
     real3_sse_server_everything => "tests/data/real3", "sse_server-everything-post.curl-i.sse";

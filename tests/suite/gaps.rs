@@ -5,6 +5,7 @@
 
 use crate::common;
 use common::{mcp_audit, root};
+use serde_json::json;
 
 fn json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let mut a = args.to_vec();
@@ -71,24 +72,47 @@ fn lost_responses_are_info_and_name_their_entry() {
     assert_eq!(o.status.code(), Some(0));
 }
 
+/// chrome-har writes request bodies only as `postData.params`: they are
+/// read back (FORMATS.md §4.1), so what is left is the raw session's own
+/// faults (its batches), and the one body chrome-har cannot give back
+/// (`params: []`, entry 33) is a gap named in the input's errors.
 #[test]
-fn chrome_har_params_only_bodies_are_gaps_not_faults() {
+fn chrome_har_params_only_bodies_are_read_back() {
     let f = root().join("tests/data/real2/har_browser-chrome-har__ts-streamable-sse.har");
     let (code, s) = json(&[f.to_str().unwrap()]);
-    assert_eq!(code, Some(0));
-    assert_eq!(s["findings_by_kind"]["unknown_id_response"], 24);
-    assert_eq!(s["findings_by_kind"]["missing_response"], 3);
-    for f in s["findings"].as_array().unwrap() {
-        assert_eq!(f["severity"], "info", "{f}");
-        assert!(
-            f["detail"].as_str().unwrap().contains("(a capture gap)"),
-            "{f}"
-        );
-    }
-    // No hint blames a peer for bodies the recorder did not keep.
-    let o = mcp_audit(&[f.to_str().unwrap()]);
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(!out.contains("hint:"), "{out}");
+    assert_eq!(
+        code,
+        Some(1),
+        "duplicate_id 106 and the batch faults are errors"
+    );
+    let by = &s["findings_by_kind"];
+    assert_eq!(
+        (
+            &by["unknown_id_response"],
+            &by["missing_response"],
+            &by["duplicate_id"],
+            &by["out_of_order_batch"],
+            &by["response_count_mismatch"],
+            &by["stream_closed_before_response"]
+        ),
+        (
+            &json!(0),
+            &json!(0),
+            &json!(1),
+            &json!(2),
+            &json!(1),
+            &json!(1)
+        )
+    );
+    let errors = s["inputs"][0]["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .as_str()
+            .unwrap()
+            .contains("entry 33: POST body kept only as `postData.params` (chrome-har)"),
+        "{errors:?}"
+    );
 }
 
 #[test]

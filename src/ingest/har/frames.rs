@@ -10,7 +10,9 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde::de::IgnoredAny;
 
-use super::model::{Content, Entry, Num, PostData, Response, Timings, header};
+use super::model::{
+    Content, Entry, EsMessage, Loose, Num, Param, PostData, Response, Timings, header,
+};
 use super::session::Session;
 use super::websocket;
 use crate::diag::Diagnostic;
@@ -25,6 +27,11 @@ use crate::record::{
 /// Longest entry duration taken as real (ms): one year. HAR 1.2 gives
 /// `time` in ms (FORMATS.md §4); beyond this it is a broken export.
 const MAX_ENTRY_MS: f64 = 365.0 * 24.0 * 3600.0 * 1000.0;
+
+/// The line for an event-stream body repaired from windows-1252 mojibake
+/// (FORMATS.md §4.1 "Browser mojibake"); [`super::collapse_mojibake`]
+/// keeps one per input.
+pub(super) const MOJIBAKE: &str = "event-stream body was decoded as windows-1252 by the recorder (no charset; UTF-8 text shows as mojibake such as \u{e2}\u{20ac}\u{201c}); repaired to UTF-8";
 
 /// Reads entries, given as their exact JSON texts, into frames and error
 /// lines.
@@ -70,6 +77,9 @@ struct Shared<'s> {
     at: Provenance,
     /// The exchange's context, for the request body (`position` 0).
     http: HttpContext,
+    /// The entry's `time` is no bound on its body's events
+    /// ([`HttpContext::time_unbounded`]).
+    unbounded: bool,
 }
 
 impl Shared<'_> {
@@ -99,6 +109,9 @@ struct BodyFrame {
     event: Option<u64>,
     payload: Payload,
     event_id: Option<SseEventId>,
+    /// The event's own arrival time (DevTools' `_eventSourceMessages`),
+    /// which wins over the entry's end (FORMATS.md §4.1 "DevTools").
+    ts: Option<Micros>,
 }
 
 impl<'t> EntrySink<'t> {
@@ -135,6 +148,7 @@ impl<'t> EntrySink<'t> {
             request,
             response,
             ws,
+            es,
         } = e;
         let Some(req) = request.0 else {
             self.error(i, "no `request` object; skipped");
@@ -157,11 +171,35 @@ impl<'t> EntrySink<'t> {
             .to_ascii_uppercase();
         let url = req.url.0.as_deref().unwrap_or("");
         let times = self.times(i, started.0.as_deref(), time.0.as_ref(), timings.0.as_ref());
+        // `receive` 0 (mitmproxy: no end of the response recorded) or
+        // negative: `time` closed at the response headers (FORMATS.md §4.2).
+        let closed_at_headers = timings
+            .0
+            .as_ref()
+            .and_then(|t| t.receive.0.as_ref())
+            .and_then(Num::finite)
+            .is_some_and(|r| r <= 0.0);
         let has_response = response.0.is_some();
         let resp = self.response(i, response.0);
         let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
-        let read = self.read_response(i, &method, resp, &mut session);
+        let es: Vec<EsMessage<'_>> = es.0.into_iter().flatten().filter_map(|m| m.0).collect();
+        // DevTools stamps the records of events that came before it began
+        // following the stream at about the request's start, before the
+        // response headers (measured: tests/data/real4/browser README):
+        // such a time is no arrival time. The headers came at
+        // `start + time - receive`.
+        let receive = timings
+            .0
+            .as_ref()
+            .and_then(|t| t.receive.0.as_ref())
+            .and_then(Num::finite)
+            .filter(|r| *r >= 0.0);
+        let floor = match receive {
+            Some(r) => times.end - (r * 1000.0).round() as Micros,
+            None => times.start,
+        };
+        let read = self.read_response(i, &method, resp, &es, floor, &mut session);
         let http = HttpContext {
             entry: i,
             is_request_body: false,
@@ -176,8 +214,14 @@ impl<'t> EntrySink<'t> {
             protocol_header,
             legacy: session.legacy,
             response_lost: read.lost || !has_response,
+            time_unbounded: false,
         };
+        // Such a `time` still bounds a stream of one message event (priming
+        // events aside): it came with the headers (mitmproxy keeps such a
+        // body itself and records no end). A longer stream went on after.
+        let unbounded = read.stream && closed_at_headers && read.frames.len() != 1;
         let shared = Shared {
+            unbounded,
             entry: i,
             key: &session.key,
             at: Provenance {
@@ -194,7 +238,23 @@ impl<'t> EntrySink<'t> {
                 None => self.no_post_data(times.request, &shared),
             }
         }
+        let n = read.frames.len();
         self.response_frames(read.frames, times.response, &shared);
+        if shared.http.response_lost && has_response {
+            // What the body held is unknown: a marker, so that the analysis
+            // knows a server request may have been in it (DESIGN.md rule 12).
+            self.parsed.records.push(Record::Frame(Frame {
+                key: shared.key.clone(),
+                split: Split::Never,
+                direction: Some(Direction::S2c),
+                ts: times.response,
+                stated_latency: None,
+                event_id: None,
+                prov: shared.prov(None),
+                payload: Payload::Lost,
+                http: Some(shared.http(false, u32::try_from(n).unwrap_or(u32::MAX))),
+            }));
+        }
         websocket::push_frames(&mut self.parsed.records, i, ws, shared.key, shared.at);
         Ok(())
     }
@@ -307,6 +367,8 @@ impl<'t> EntrySink<'t> {
         i: u64,
         method: &str,
         resp: Response<'_>,
+        es: &[EsMessage<'_>],
+        floor: Micros,
         session: &mut Session,
     ) -> ResponseRead {
         let status = resp
@@ -315,6 +377,11 @@ impl<'t> EntrySink<'t> {
             .as_ref()
             .and_then(Num::finite)
             .map_or(0, |s| s as i64);
+        let aborted = resp
+            .error
+            .0
+            .as_deref()
+            .is_some_and(|e| !e.trim().is_empty());
         let content = resp.content.0.unwrap_or_default();
         let mut mt = content
             .mime_type
@@ -328,8 +395,32 @@ impl<'t> EntrySink<'t> {
             mt = media_type(ct);
         }
         let stream = mt == "text/event-stream";
-        let (body, body_empty, lost) = self.response_body(i, status, method, content);
-        let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, session);
+        // Chromium decodes an event stream without a charset as
+        // windows-1252 (FORMATS.md §4.1 "Browser recorders").
+        let no_charset = !content
+            .mime_type
+            .0
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("charset"));
+        let es = if stream { es } else { &[] };
+        let (body, body_empty, lost) = self.response_body(i, status, method, content, es);
+        // Records without text and without a network error: the stream was
+        // still open at export, so what came after is not in the capture.
+        let lost = lost || (body.is_none() && !es.is_empty() && !aborted);
+        let mut body = body;
+        let mut repaired = false;
+        if stream
+            && no_charset
+            && let Some(b) = body.as_deref()
+            && let Some(fixed) = undo_windows_1252(b)
+        {
+            body = Some(Cow::Owned(fixed));
+            repaired = true;
+        }
+        let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, es, floor, session);
+        if repaired {
+            self.error(i, MOJIBAKE);
+        }
         ResponseRead {
             status,
             stream,
@@ -350,12 +441,24 @@ impl<'t> EntrySink<'t> {
         status: i64,
         method: &str,
         content: Content<'a>,
+        es: &[EsMessage<'_>],
     ) -> (Option<Cow<'a, str>>, bool, bool) {
         if status == 0 {
             return (None, true, false);
         }
         let Content { text, encoding, .. } = content;
         match text.0 {
+            // DevTools keeps the events of a stream still open at export
+            // only in `_eventSourceMessages` (FORMATS.md §4.1).
+            None if !es.is_empty() && es.iter().all(|m| m.data.0.is_some()) => (None, false, false),
+            None if !es.is_empty() => {
+                let n = es.iter().filter(|m| m.data.0.is_none()).count();
+                self.error(
+                    i,
+                    format!("response body not captured (status {status}): {n} of its {} `_eventSourceMessages` events have no data (a sanitized DevTools export)", es.len()),
+                );
+                (None, true, true)
+            }
             None if bodiless(status, method) => (None, true, false),
             None => {
                 self.error(i, format!("response body not captured (status {status})"));
@@ -385,6 +488,24 @@ impl<'t> EntrySink<'t> {
     /// per POST), when the body was captured, decodes and is not blank.
     fn request_frame(&mut self, pd: PostData<'_>, ts: Option<Micros>, shared: &Shared<'_>) {
         let i = shared.entry;
+        if pd.text.0.is_none()
+            && let Some(params) = pd.params.0.as_deref()
+        {
+            match rebuild_params(params) {
+                Ok(text) => {
+                    let (payload, _) = read_payload(&text);
+                    self.request_body(payload, ts, shared);
+                }
+                Err(why) => {
+                    self.error(
+                        i,
+                        format!("POST body kept only as `postData.params` (chrome-har), which does not give its JSON back exactly: {why}; its messages are unknown (a capture gap)"),
+                    );
+                    self.lost_request(ts, shared);
+                }
+            }
+            return;
+        }
         if pd.text.0.is_none() {
             self.error(
                 i,
@@ -451,60 +572,250 @@ impl<'t> EntrySink<'t> {
                 key: shared.key.clone(),
                 split: Split::Never,
                 direction: Some(Direction::S2c),
-                ts,
+                // A record time is at most the entry's end (DevTools' `time`
+                // bounds the body; records run up to 2 ms past it).
+                ts: match (f.ts, ts) {
+                    (Some(a), Some(end)) => Some(a.min(end)),
+                    (a, end) => a.or(end),
+                },
                 stated_latency: None,
                 event_id: f.event_id,
                 prov: shared.prov(f.event),
                 payload: f.payload,
-                http: Some(shared.http(false, u32::try_from(pos).unwrap_or(u32::MAX))),
+                http: Some(HttpContext {
+                    time_unbounded: shared.unbounded && f.ts.is_none(),
+                    ..shared.http(false, u32::try_from(pos).unwrap_or(u32::MAX))
+                }),
             }));
         }
     }
 }
 
-/// The messages of a response body and whether any of it was JSON: each
-/// `message` event with data of an event stream (FORMATS.md §5), or a JSON
-/// body whole; other bodies (`text/plain` `Accepted`) are not traffic.
+/// The messages of a response body and whether any of it was JSON: each `message` event
+/// with data of an event stream (FORMATS.md §5), or a JSON body whole;
+/// other bodies (`text/plain` `Accepted`) are not traffic.
+///
+/// `es` is DevTools' per-event record of the stream (FORMATS.md §4.1
+/// "DevTools"): when the body has text, each event is matched (in order, by
+/// event id and data) to its record and takes its arrival time, so the
+/// events are counted once; when it has none (a stream still open at
+/// export), the records are the events. A record time before `floor` (the
+/// response headers' arrival) is no arrival time: that event keeps the
+/// entry's end.
 fn body_frames(
     body: Option<&str>,
     stream: bool,
     mt: &str,
+    es: &[EsMessage<'_>],
+    floor: Micros,
     session: &mut Session,
 ) -> (Vec<BodyFrame>, bool) {
     let mut frames = Vec::new();
     let mut body_has_json = false;
-    let Some(body) = body else {
-        return (frames, body_has_json);
-    };
-    if stream {
-        for (n, ev) in sse::events(body).into_iter().enumerate() {
+    if let Some(body) = body
+        && !stream
+    {
+        if is_json_type(mt) && !body.trim().is_empty() {
+            let (payload, json) = read_payload(body);
+            frames.push(BodyFrame {
+                event: None,
+                payload,
+                event_id: None,
+                ts: None,
+            });
+            return (frames, json);
+        }
+        return (frames, false);
+    }
+    // The records' data is decoded as UTF-8 by DevTools (measured:
+    // tests/data/real4/browser), so it is never mojibake.
+    let records: Vec<EsRecord> = es
+        .iter()
+        .map(|m| EsRecord {
+            has_data: m.data.0.is_some(),
+            name: m.event_name.0.as_deref().unwrap_or("message"),
+            id: m.event_id.0.as_deref().unwrap_or(""),
+            data: m.data.0.as_deref().unwrap_or(""),
+            ts: m
+                .time
+                .0
+                .as_ref()
+                .and_then(Num::finite)
+                .and_then(epoch_s_to_us)
+                .filter(|t| *t >= floor),
+        })
+        .collect();
+    let mut push =
+        |n: usize, name: &str, id: &str, data: &str, ts: Option<Micros>, session: &mut Session| {
             // Legacy HTTP+SSE (FORMATS.md §2.2; DESIGN.md rule 1).
-            if ev.event_type == "endpoint" {
-                session.endpoint(&ev.data);
-                continue;
+            if name == "endpoint" {
+                session.endpoint(data);
+                return;
             }
-            if ev.event_type != "message" || ev.data.is_empty() {
-                continue;
+            if name != "message" || data.is_empty() {
+                return;
             }
-            let (payload, json) = read_payload(&ev.data);
+            let (payload, json) = read_payload(data);
             body_has_json |= json;
             frames.push(BodyFrame {
                 event: Some(n as u64 + 1),
                 payload,
-                event_id: SseEventId::new(&ev.last_event_id, &ev.data),
+                event_id: SseEventId::new(id, data),
+                ts,
             });
+        };
+    match body {
+        Some(body) => {
+            let mut next = 0;
+            for (n, ev) in sse::events(body).into_iter().enumerate() {
+                let found = records[next.min(records.len())..]
+                    .iter()
+                    .position(|r| r.id == ev.last_event_id && (!r.has_data || r.data == ev.data));
+                let ts = found.and_then(|k| {
+                    next += k + 1;
+                    records[next - 1].ts
+                });
+                push(n, &ev.event_type, &ev.last_event_id, &ev.data, ts, session);
+            }
         }
-    } else if is_json_type(mt) && !body.trim().is_empty() {
-        let (payload, json) = read_payload(body);
-        body_has_json |= json;
-        frames.push(BodyFrame {
-            event: None,
-            payload,
-            event_id: None,
-        });
+        None => {
+            for (n, r) in records.iter().enumerate() {
+                push(n, r.name, r.id, r.data, r.ts, session);
+            }
+        }
+    }
+    // An event without a time of its own came before the next one that has
+    // one: it takes that time (an upper bound that keeps body order).
+    let mut next = None;
+    for f in frames.iter_mut().rev() {
+        match f.ts {
+            Some(t) => next = Some(t),
+            None => f.ts = next,
+        }
     }
     (frames, body_has_json)
 }
+
+/// The JSON body chrome-har turned into `postData.params` (FORMATS.md §4.1
+/// "chrome-har"), rebuilt as text. chrome-har 1.3.1 `JSON.parse`s an
+/// `application/json` body and writes one `{name, value}` pair per
+/// top-level key of an object or index of an array (`Object.keys` order),
+/// with the value as JSON, except that a member whose value is an array
+/// gives one pair per element, under the same name.
+///
+/// So: names `"0"`, `"1"`, … in order, each an object → that array (a
+/// batch); otherwise an object, where a name repeated in a row is an
+/// array of its values and a lone array value is an array holding it. A
+/// lone non-array value is read as itself (MCP's members are never
+/// one-element arrays). `Err` (why, in words) where the body is not given
+/// back: no pairs at all (what chrome-har writes for `[]`, `{}` and a
+/// number), a pair without a name or value, an array member that is no
+/// object, a name repeated apart.
+pub(super) fn rebuild_params(params: &[Loose<Param<'_>>]) -> Result<String, &'static str> {
+    let mut pairs: Vec<(&str, &str)> = Vec::with_capacity(params.len());
+    for p in params {
+        let (Some(name), Some(value)) = (
+            p.0.as_ref().and_then(|p| p.name.0.as_deref()),
+            p.0.as_ref().and_then(|p| p.value.0).map(|v| v.get()),
+        ) else {
+            return Err("a pair without a name or a JSON value");
+        };
+        pairs.push((name, value));
+    }
+    if pairs.is_empty() {
+        return Err(
+            "`params` is empty, which chrome-har writes for `[]`, for `{}` and for a body that is a number",
+        );
+    }
+    let is_index = |(k, (name, _)): (usize, &(&str, &str))| *name == k.to_string();
+    if pairs.iter().enumerate().all(is_index) {
+        if pairs.iter().any(|(_, v)| !v.trim_start().starts_with('{')) {
+            return Err("an array whose members are not all objects");
+        }
+        let members: Vec<&str> = pairs.iter().map(|(_, v)| *v).collect();
+        return Ok(format!("[{}]", members.join(",")));
+    }
+    // Runs of one name, in order.
+    let mut runs: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (name, value) in pairs {
+        match runs.last_mut() {
+            Some((n, vs)) if *n == name => vs.push(value),
+            _ => {
+                if runs.iter().any(|(n, _)| *n == name) {
+                    return Err("a name repeated apart (no JSON object gives that)");
+                }
+                runs.push((name, vec![value]));
+            }
+        }
+    }
+    let mut out = String::from("{");
+    for (k, (name, values)) in runs.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(name).unwrap_or_default());
+        out.push(':');
+        let lone_array = values.len() == 1 && values[0].trim_start().starts_with('[');
+        if values.len() > 1 || lone_array {
+            out.push('[');
+            out.push_str(&values.join(","));
+            out.push(']');
+        } else {
+            out.push_str(values[0]);
+        }
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// One `_eventSourceMessages` record, read.
+struct EsRecord<'a> {
+    /// The sanitized export drops `data`: such a record is matched to its
+    /// event by event id and order only.
+    has_data: bool,
+    name: &'a str,
+    id: &'a str,
+    data: &'a str,
+    ts: Option<Micros>,
+}
+
+/// Epoch seconds (DevTools' `_eventSourceMessages[].time`) as µs.
+fn epoch_s_to_us(s: f64) -> Option<Micros> {
+    let us = (s * 1e6).round();
+    (0.0..9.0e18).contains(&us).then_some(us as Micros)
+}
+
+/// Undoes windows-1252 mojibake (FORMATS.md §4.1 "Browser recorders"):
+/// UTF-8 bytes a recorder decoded as WHATWG windows-1252 (or Latin-1, as
+/// mitmproxy does) are turned back into those bytes and decoded as UTF-8.
+/// `None` unless the repair is exact: the text holds non-ASCII, every
+/// character is one byte of that table, and the bytes are valid UTF-8.
+pub(super) fn undo_windows_1252(text: &str) -> Option<String> {
+    if text.is_ascii() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let b = match u32::from(c) {
+            u @ 0..=0xFF => u as u8,
+            _ => WINDOWS_1252_HIGH
+                .iter()
+                .position(|&h| h == c)
+                .map(|k| 0x80 + k as u8)?,
+        };
+        bytes.push(b);
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// WHATWG windows-1252 bytes 0x80..=0x9F (the five unassigned ones decode
+/// to the C1 control of the same number, covered by the Latin-1 range).
+const WINDOWS_1252_HIGH: [char; 32] = [
+    '\u{20AC}', '\u{81}', '\u{201A}', '\u{192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{2C6}', '\u{2030}', '\u{160}', '\u{2039}', '\u{152}', '\u{8D}', '\u{17D}', '\u{8F}',
+    '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{2DC}', '\u{2122}', '\u{161}', '\u{203A}', '\u{153}', '\u{9D}', '\u{17E}', '\u{178}',
+];
 
 /// Whether a body's `encoding` is base64.
 /// A response that carries no body by HTTP's rules or MCP's: `101`
@@ -697,7 +1008,12 @@ mod tests {
         ]);
         let p = run(&t);
         let f = frames(&p);
-        assert_eq!(f.len(), 3);
+        // Entry 1's body is not read: a marker for it follows its request.
+        assert_eq!(f.len(), 4);
+        assert_eq!(
+            (&f[3].payload, f[3].direction),
+            (&Payload::Lost, Some(Direction::S2c))
+        );
         assert!(matches!(&f[1].payload, Payload::Single(m) if m.kind == Kind::Response));
         assert_eq!(f[1].prov.location, Location::entry(0, Some(1)));
         assert_eq!(p.errors.len(), 1);
@@ -747,8 +1063,21 @@ mod tests {
             ),
         ]);
         let p = run(&t);
-        let f = frames(&p);
-        assert_eq!(f.len(), 4, "only the request bodies");
+        let all = frames(&p);
+        // The request bodies, and a marker for the body not captured.
+        assert_eq!(all.len(), 5);
+        assert_eq!(
+            (
+                all[3].direction,
+                &all[3].payload,
+                all[3].http.as_ref().map(|h| (h.entry, h.response_lost))
+            ),
+            (Some(Direction::S2c), &Payload::Lost, Some((2, true)))
+        );
+        let f: Vec<_> = all
+            .into_iter()
+            .filter(|f| f.direction == Some(Direction::C2s))
+            .collect();
         let facts: Vec<_> = f
             .iter()
             .map(|f| {
@@ -831,6 +1160,285 @@ mod tests {
         );
         assert_eq!(f[0].http.as_ref().unwrap().status, 0);
         assert_eq!(&*f[1].key, "abc");
+    }
+
+    /// An entry with `_eventSourceMessages` (and `timings.receive`), as
+    /// DevTools writes it: `content` as given, `es` the records.
+    fn es_entry(
+        started: &str,
+        time: &str,
+        receive: &str,
+        post: Option<&str>,
+        content: &str,
+        es: &str,
+    ) -> String {
+        let e = entry(started, time, "", post, 200, "", content);
+        let e = e.replace("\"receive\":0}", &format!("\"receive\":{receive}}}"));
+        format!("{},\"_eventSourceMessages\":{es}}}", &e[..e.len() - 1])
+    }
+
+    /// A stream still open at export: DevTools kept no `content.text`,
+    /// only `_eventSourceMessages`; each record with data is one frame at
+    /// its own time (epoch s → µs), with its event id and its 1-based
+    /// record number; the priming record (empty data) is none.
+    #[test]
+    fn event_source_messages_of_an_open_stream() {
+        let es = r#"[{"time":1796158779.476429,"eventName":"message","eventId":"p1","data":""},{"time":1796158779.494879,"eventName":"message","eventId":"e2","data":"{\"method\":\"roots/list\",\"jsonrpc\":\"2.0\",\"id\":0}"}]"#;
+        let t = har(&[es_entry(
+            "2026-12-01T20:59:39.142Z",
+            "352.36",
+            "316.65",
+            None,
+            r#"{"size":334,"mimeType":"text/event-stream"}"#,
+            es,
+        )]);
+        let p = run(&t);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let f = frames(&p);
+        // The event, and a marker: what came after the export is not kept.
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[1].payload, Payload::Lost);
+        // Record 1796158779.494879 s, clamped to the entry's end
+        // (startedDateTime + 352.36 ms).
+        assert_eq!(f[0].ts, Some(1_796_158_779_494_360));
+        assert_eq!(f[0].prov.location, Location::entry(0, Some(2)));
+        assert_eq!(f[0].event_id.as_ref().map(|e| &*e.id), Some("e2"));
+        assert!(matches!(&f[0].payload, Payload::Single(m) if m.kind == Kind::Request));
+        let h = f[0].http.as_ref().unwrap();
+        assert_eq!(
+            (h.response_lost, h.body_empty, h.time_unbounded, h.stream),
+            (true, false, false, true),
+            "open at export (no `_error`): what came after is not kept"
+        );
+        // The sanitized export drops `data`: the body is lost, said once.
+        let t = har(&[es_entry(
+            "2026-12-01T20:59:39.142Z",
+            "352.36",
+            "316.65",
+            None,
+            r#"{"size":334,"mimeType":"text/event-stream"}"#,
+            r#"[{"time":1796158779.476429,"eventName":"message","eventId":"p1"},{"time":1796158779.494879,"eventName":"message","eventId":"e2"}]"#,
+        )]);
+        let p = run(&t);
+        assert_eq!(
+            frames(&p).iter().map(|f| &f.payload).collect::<Vec<_>>(),
+            vec![&Payload::Lost]
+        );
+        assert_eq!(
+            p.errors,
+            vec![Diagnostic::entry(
+                0,
+                "response body not captured (status 200): 2 of its 2 `_eventSourceMessages` events have no data (a sanitized DevTools export)"
+            )]
+        );
+    }
+
+    /// Text and records of the same events: counted once (the text's),
+    /// each at its record's time; an event without a record keeps the
+    /// entry's end.
+    #[test]
+    fn event_source_messages_beside_text_count_once() {
+        let body = "id: p\ndata: \n\nevent: message\nid: a\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\nid: b\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\n";
+        let es = r#"[{"time":1796158779.263733,"eventName":"message","eventId":"p","data":""},{"time":1796158779.5815837,"eventName":"message","eventId":"a","data":"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"}]"#;
+        let t = har(&[es_entry(
+            "2026-12-01T20:59:39.263Z",
+            "318.92",
+            "290.47",
+            Some(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#),
+            &format!(
+                r#"{{"mimeType":"text/event-stream","text":{}}}"#,
+                serde_json::to_string(body).unwrap()
+            ),
+            es,
+        )]);
+        let p = run(&t);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        let f = frames(&p);
+        assert_eq!(f.len(), 3);
+        let start = parse_iso("2026-12-01T20:59:39.263Z").unwrap();
+        assert_eq!(f[1].ts, Some(1_796_158_779_581_584));
+        assert_eq!(f[1].prov.location, Location::entry(0, Some(2)));
+        assert_eq!(f[2].ts, Some(start + 318_920));
+        assert_eq!(f[2].prov.location, Location::entry(0, Some(3)));
+    }
+
+    /// Windows-1252 mojibake (FORMATS.md §4.1): undone exactly, or not at
+    /// all.
+    #[test]
+    fn windows_1252_mojibake() {
+        use super::undo_windows_1252 as undo;
+        assert_eq!(
+            undo("a \u{e2}\u{20ac}\u{201c} b \u{f0}\u{178}\u{17d}\u{2030}").as_deref(),
+            Some("a \u{2013} b \u{1f389}")
+        );
+        // mitmproxy's Latin-1 form of U+2013 (bytes E2 80 93).
+        assert_eq!(undo("\u{e2}\u{80}\u{93}").as_deref(), Some("\u{2013}"));
+        assert_eq!(undo("plain ascii"), None);
+        assert_eq!(undo("caf\u{e9}"), None, "not UTF-8 bytes");
+        assert_eq!(undo("ok \u{2713}"), None, "U+2713 is no windows-1252 byte");
+        // In a body without a charset: repaired, and said.
+        let body = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"\u{e2}\u{20ac}\u{201c}\"}}\n\n";
+        let t = har(&[entry(
+            "2025-01-01T12:00:00Z",
+            "5",
+            "",
+            Some(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            200,
+            "",
+            &format!(
+                r#"{{"mimeType":"text/event-stream","text":{}}}"#,
+                serde_json::to_string(body).unwrap()
+            ),
+        )]);
+        let p = run(&t);
+        assert_eq!(p.errors.len(), 1);
+        assert!(
+            p.errors[0]
+                .to_string()
+                .starts_with("entry 0: event-stream body was decoded as windows-1252"),
+            "{:?}",
+            p.errors
+        );
+        assert_eq!(frames(&p).len(), 2);
+        // With a charset the recorder decoded it right: left alone.
+        let t = t.replace(
+            "\"text/event-stream\"",
+            "\"text/event-stream; charset=utf-8\"",
+        );
+        assert!(run(&t).errors.is_empty());
+    }
+
+    /// chrome-har's `postData.params` (FORMATS.md §4.1) read back.
+    #[test]
+    fn chrome_har_params_rebuilt() {
+        use super::super::model::PostData;
+        let rebuild = |params: &str| {
+            let doc = format!(r#"{{"mimeType":"application/json","params":{params}}}"#);
+            let pd: PostData = serde_json::from_str(&doc).unwrap();
+            super::rebuild_params(pd.params.0.as_deref().unwrap())
+        };
+        assert_eq!(
+            rebuild(r#"[{"name":"method","value":"tools/list"},{"name":"jsonrpc","value":"2.0"},{"name":"id","value":1}]"#).as_deref(),
+            Ok(r#"{"method":"tools/list","jsonrpc":"2.0","id":1}"#)
+        );
+        assert_eq!(
+            rebuild(r#"[{"name":"0","value":{"id":101}},{"name":"1","value":{"method":"n"}}]"#)
+                .as_deref(),
+            Ok(r#"[{"id":101},{"method":"n"}]"#)
+        );
+        // An array member flattened to one pair per element; a lone array
+        // value was an array holding it.
+        assert_eq!(
+            rebuild(r#"[{"name":"id","value":2},{"name":"params","value":1},{"name":"params","value":"x"},{"name":"result","value":[3]}]"#).as_deref(),
+            Ok(r#"{"id":2,"params":[1,"x"],"result":[[3]]}"#)
+        );
+        assert!(rebuild("[]").unwrap_err().starts_with("`params` is empty"));
+        assert_eq!(
+            rebuild(r#"[{"name":"0","value":5}]"#),
+            Err("an array whose members are not all objects")
+        );
+        assert_eq!(
+            rebuild(r#"[{"name":"a","value":1},{"name":"b","value":2},{"name":"a","value":3}]"#),
+            Err("a name repeated apart (no JSON object gives that)")
+        );
+        assert_eq!(
+            rebuild(r#"[{"name":"a"}]"#),
+            Err("a pair without a name or a JSON value")
+        );
+        // In an entry: a rebuilt body is a frame; `params: []` a gap.
+        let e = |params: &str| {
+            entry(
+                "2025-01-01T12:00:00Z",
+                "5",
+                "",
+                Some("X"),
+                202,
+                "",
+                r#"{"size":0,"mimeType":"x-unknown"}"#,
+            )
+            .replace(r#""text":"X""#, &format!(r#""params":{params}"#))
+        };
+        let p = run(&har(&[
+            e(
+                r#"[{"name":"jsonrpc","value":"2.0"},{"name":"id","value":7},{"name":"method","value":"ping"}]"#,
+            ),
+            e("[]"),
+        ]));
+        let f = frames(&p);
+        assert_eq!(f.len(), 2);
+        assert!(
+            matches!(&f[0].payload, Payload::Single(m) if m.kind == Kind::Request && m.method.as_deref() == Some("ping"))
+        );
+        assert_eq!(f[1].payload, Payload::Lost);
+        assert_eq!(p.errors.len(), 1);
+        assert!(
+            p.errors[0]
+                .to_string()
+                .starts_with("entry 1: POST body kept only as `postData.params` (chrome-har)"),
+            "{:?}",
+            p.errors
+        );
+    }
+
+    /// `timings.receive` 0: `time` closed at the headers. It still bounds
+    /// a stream of one message event, not a longer one.
+    #[test]
+    fn time_closed_at_headers() {
+        let one = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let two = "data: {\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let content = |b: &str| {
+            format!(
+                r#"{{"mimeType":"text/event-stream","text":{}}}"#,
+                serde_json::to_string(b).unwrap()
+            )
+        };
+        let ping = Some(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        let unbounded = |e: String| -> Vec<bool> {
+            let p = run(&har(&[e]));
+            frames(&p)
+                .iter()
+                .filter(|f| f.direction == Some(Direction::S2c))
+                .map(|f| f.http.as_ref().unwrap().time_unbounded)
+                .collect()
+        };
+        let post = |body: &str| {
+            entry(
+                "2025-01-01T12:00:00Z",
+                "4.2",
+                "",
+                ping,
+                200,
+                "",
+                &content(body),
+            )
+        };
+        assert_eq!(unbounded(post(one)), vec![false]);
+        assert_eq!(unbounded(post(two)), vec![true, true]);
+        assert_eq!(
+            unbounded(post(two).replace("\"receive\":0}", "\"receive\":-1}")),
+            vec![true, true]
+        );
+        assert_eq!(
+            unbounded(post(two).replace("\"receive\":0}", "\"receive\":140.5}")),
+            vec![false, false]
+        );
+        let get = |b: &str| {
+            entry(
+                "2025-01-01T12:00:00Z",
+                "27.7",
+                "",
+                None,
+                200,
+                "",
+                &content(b),
+            )
+        };
+        assert_eq!(unbounded(get(two)), vec![true, true]);
+        // A priming event (empty data) and one message: still one event.
+        assert_eq!(
+            unbounded(get(&format!("id: p\ndata: \n\n{one}"))),
+            vec![false]
+        );
     }
 
     /// What one HAR frame costs inline (reports/BENCH-har.md).

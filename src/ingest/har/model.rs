@@ -129,6 +129,10 @@ pub(super) struct Entry<'a> {
     pub(super) response: Loose<Response<'a>>,
     #[serde(rename = "_webSocketMessages", borrow)]
     pub(super) ws: Loose<Vec<Loose<WsMessage<'a>>>>,
+    /// Chromium DevTools' per-event record of an event-stream response
+    /// (FORMATS.md §4.1 "DevTools").
+    #[serde(rename = "_eventSourceMessages", borrow)]
+    pub(super) es: Loose<Vec<Loose<EsMessage<'a>>>>,
 }
 
 /// `entry.timings` (ms), summed when `time` is missing or out of range.
@@ -179,6 +183,21 @@ pub(super) struct PostData<'a> {
     /// Not in HAR 1.2; some exporters mark base64 request bodies this way.
     #[serde(borrow)]
     pub(super) encoding: Loose<Text<'a>>,
+    /// HAR 1.2 form parameters. chrome-har writes a JSON body only here
+    /// (FORMATS.md §4.1 "chrome-har"): one pair per top-level key or array
+    /// index, the value left as JSON.
+    #[serde(borrow)]
+    pub(super) params: Loose<Vec<Loose<Param<'a>>>>,
+}
+
+/// One `postData.params` element: `name` and its `value` as raw JSON.
+#[derive(Deserialize, Default, Debug)]
+#[serde(default)]
+pub(super) struct Param<'a> {
+    #[serde(borrow)]
+    pub(super) name: Loose<Text<'a>>,
+    #[serde(borrow)]
+    pub(super) value: Loose<&'a RawValue>,
 }
 
 /// `entry.response`.
@@ -190,6 +209,10 @@ pub(super) struct Response<'a> {
     pub(super) headers: Headers<'a>,
     #[serde(borrow)]
     pub(super) content: Loose<Content<'a>>,
+    /// Chromium's network error for the exchange (`net::ERR_ABORTED` when
+    /// the page aborted the body), `null` otherwise.
+    #[serde(rename = "_error", borrow)]
+    pub(super) error: Loose<Text<'a>>,
 }
 
 /// `response.content`: the response body.
@@ -202,6 +225,22 @@ pub(super) struct Content<'a> {
     pub(super) text: Loose<Text<'a>>,
     #[serde(borrow)]
     pub(super) encoding: Loose<Text<'a>>,
+}
+
+/// One element of `entry._eventSourceMessages` (Chromium DevTools' HAR
+/// export, FORMATS.md §4.1): one SSE event as DevTools' network panel saw
+/// it arrive. `time` is in seconds since the Unix epoch; the sanitized
+/// export leaves `data` out.
+#[derive(Deserialize, Default, Debug)]
+#[serde(default)]
+pub(super) struct EsMessage<'a> {
+    pub(super) time: Loose<Num>,
+    #[serde(rename = "eventName", borrow)]
+    pub(super) event_name: Loose<Text<'a>>,
+    #[serde(rename = "eventId", borrow)]
+    pub(super) event_id: Loose<Text<'a>>,
+    #[serde(borrow)]
+    pub(super) data: Loose<Text<'a>>,
 }
 
 /// One element of `entry._webSocketMessages` (FORMATS.md §4.1).
@@ -312,6 +351,7 @@ impl<'a> Entry<'a> {
             "request",
             "response",
             "_webSocketMessages",
+            "_eventSourceMessages",
         ];
         skim_struct(sk, &fields, |e: &mut Entry<'a>, i, sk| {
             match i {
@@ -320,7 +360,8 @@ impl<'a> Entry<'a> {
                 2 => e.timings = Loose(Timings::skim(sk)?),
                 3 => e.request = Loose(Request::skim(sk)?),
                 4 => e.response = Loose(Response::skim(sk)?),
-                _ => e.ws = skim_list(sk, WsMessage::skim)?,
+                5 => e.ws = skim_list(sk, WsMessage::skim)?,
+                _ => e.es = skim_list(sk, EsMessage::skim)?,
             }
             Some(())
         })
@@ -375,11 +416,25 @@ impl<'a> Request<'a> {
 
 impl<'a> PostData<'a> {
     fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
-        skim_struct(sk, &["text", "encoding"], |p: &mut PostData<'a>, i, sk| {
+        let fields = ["text", "encoding", "params"];
+        skim_struct(sk, &fields, |p: &mut PostData<'a>, i, sk| {
+            match i {
+                0 => p.text = text(sk)?,
+                1 => p.encoding = text(sk)?,
+                _ => p.params = skim_list(sk, Param::skim)?,
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> Param<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        skim_struct(sk, &["name", "value"], |p: &mut Param<'a>, i, sk| {
             if i == 0 {
-                p.text = text(sk)?;
+                p.name = text(sk)?;
             } else {
-                p.encoding = text(sk)?;
+                p.value = leaf(sk)?;
             }
             Some(())
         })
@@ -388,12 +443,13 @@ impl<'a> PostData<'a> {
 
 impl<'a> Response<'a> {
     fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
-        let fields = ["status", "headers", "content"];
+        let fields = ["status", "headers", "content", "_error"];
         skim_struct(sk, &fields, |r: &mut Response<'a>, i, sk| {
             match i {
                 0 => r.status = leaf(sk)?,
                 1 => r.headers = skim_list(sk, Header::skim)?,
-                _ => r.content = Loose(Content::skim(sk)?),
+                2 => r.content = Loose(Content::skim(sk)?),
+                _ => r.error = text(sk)?,
             }
             Some(())
         })
@@ -408,6 +464,21 @@ impl<'a> Content<'a> {
                 0 => c.mime_type = text(sk)?,
                 1 => c.text = text(sk)?,
                 _ => c.encoding = text(sk)?,
+            }
+            Some(())
+        })
+    }
+}
+
+impl<'a> EsMessage<'a> {
+    fn skim(sk: &mut Skim<'a>) -> Skimmed<Self> {
+        let fields = ["time", "eventName", "eventId", "data"];
+        skim_struct(sk, &fields, |m: &mut EsMessage<'a>, i, sk| {
+            match i {
+                0 => m.time = leaf(sk)?,
+                1 => m.event_name = text(sk)?,
+                2 => m.event_id = text(sk)?,
+                _ => m.data = text(sk)?,
             }
             Some(())
         })

@@ -80,6 +80,7 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
         }
         Ok(()) => {}
     }
+    super::collapse_mojibake(&mut sink.parsed.errors);
     sink.parsed
 }
 
