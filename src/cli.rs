@@ -61,8 +61,10 @@ pub enum FailOn {
 /// Arguments of `analyze`.
 #[derive(Debug, clap::Args)]
 pub struct AnalyzeArgs {
-    /// Capture files or directories (HAR, stdio line logs, per-direction
-    /// `.client-to-server.jsonl` / `.server-to-client.jsonl` pairs).
+    /// Capture files or directories (HAR from browsers and proxies, raw SSE,
+    /// stdio line logs of hosts and bridges, mcp-recorder cassettes, MCP
+    /// Inspector history exports, per-direction `.client-to-server.jsonl` /
+    /// `.server-to-client.jsonl` pairs).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Input format; `auto` detects it from the content.

@@ -139,9 +139,84 @@ impl serde::Serialize for Diagnostic {
     }
 }
 
+/// How many problems of one shape are shown before the rest are counted.
+const SHOWN_OF_A_SHAPE: usize = 3;
+
+/// The lines to show for an input's problems on a terminal or stderr: the
+/// first [`SHOWN_OF_A_SHAPE`] of each shape (the same line but for its
+/// numbers: places, statuses), then one line counting the rest, so a
+/// capture with thousands of entries without bodies prints a few lines,
+/// not thousands. `summary.json` keeps every line.
+pub fn folded_lines(errors: &[Diagnostic]) -> Vec<String> {
+    let shape = |line: &str| -> String {
+        let mut out = String::with_capacity(line.len());
+        let mut in_digits = false;
+        for c in line.chars() {
+            if c.is_ascii_digit() {
+                if !in_digits {
+                    out.push('#');
+                }
+                in_digits = true;
+            } else {
+                in_digits = false;
+                out.push(c);
+            }
+        }
+        out
+    };
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut order: Vec<(String, &str)> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    for line in &lines {
+        let key = shape(line);
+        let n = seen.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            order.push((key, line));
+        }
+        if *n <= SHOWN_OF_A_SHAPE {
+            out.push(line.clone());
+        }
+    }
+    for (key, first) in order {
+        let n = seen[&key];
+        if n > SHOWN_OF_A_SHAPE {
+            out.push(format!(
+                "… and {} more like \"{first}\" (all in summary.json inputs[].errors)",
+                n - SHOWN_OF_A_SHAPE
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_problems_of_one_shape_fold() {
+        let mut errs: Vec<Diagnostic> = (0..5)
+            .map(|i| {
+                Diagnostic::new(
+                    None,
+                    format!("entry {i}: response body not captured (status 200)"),
+                )
+            })
+            .collect();
+        errs.push(Diagnostic::new(None, "line 9: bad"));
+        assert_eq!(
+            folded_lines(&errs),
+            vec![
+                "entry 0: response body not captured (status 200)",
+                "entry 1: response body not captured (status 200)",
+                "entry 2: response body not captured (status 200)",
+                "line 9: bad",
+                "… and 2 more like \"entry 0: response body not captured (status 200)\" (all in summary.json inputs[].errors)",
+            ]
+        );
+    }
 
     #[test]
     fn formats_input_place_and_message() {

@@ -327,6 +327,10 @@ pub struct Walker<'c> {
     one_sided_seen: HashSet<(usize, LooseKey)>,
     /// The revision the session's `initialize` result negotiated.
     negotiated: Option<Box<str>>,
+    /// Numeric ids of requests that can never pair (fractional), as
+    /// written, per requester direction: their echo is no unknown id (the
+    /// request's `fractional_id` says it).
+    invalid_sent: [HashSet<String>; 2],
     /// Reply-shape state (rule 13).
     replies: Replies,
     /// What the frame being read replies to, and what it is sent as.
@@ -416,6 +420,7 @@ impl<'c> Walker<'c> {
             lost_responses: Vec::new(),
             one_sided_seen: HashSet::new(),
             negotiated: None,
+            invalid_sent: [HashSet::new(), HashSet::new()],
             replies: Replies::default(),
             cur: None,
             sending: Sent::Other,
@@ -571,6 +576,7 @@ impl Walker<'_> {
                 Sent::Notification
             }
             Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
+            Payload::Single(m) if m.kind == Kind::Response => Sent::Answer,
             _ => Sent::Other,
         };
         self.empty_batch_reply(f);
@@ -795,6 +801,9 @@ impl Walker<'_> {
             self.entry_batch.insert(h.entry, bi);
         }
         if !responses.is_empty() {
+            if responses.len() == members.len() {
+                self.sending = Sent::Answer;
+            }
             let t = self.responses(f, d, &responses, moved);
             if responses.len() == members.len() && t.paired_alone > 0 && t.paired_batched == 0 {
                 self.find(K::SingleRequestAnsweredWithBatch, f, Some(d), FindingId::Batch(ids),
@@ -931,7 +940,12 @@ impl Walker<'_> {
             self.out.batches[b].reqs.push(ri);
             self.out.requests[ri].batch = Some((b as u32, pos as u32));
         }
-        let Some(valid) = valid else { return };
+        let Some(valid) = valid else {
+            if matches!(m.id, Id::Number(_)) {
+                self.invalid_sent[dir_index(d)].insert(m.id.json_text());
+            }
+            return;
+        };
         if self.one_direction {
             return;
         }
@@ -1068,6 +1082,19 @@ impl Walker<'_> {
         let lk = valid.loose();
         let sp = &self.spaces[dir_index(d)];
         let pending_same = sp.live.get(&valid).is_some_and(|&n| n > 0);
+        // Stateless HTTP without a session id: each exchange may be another
+        // client's, so only an id pending in the same POST is a duplicate,
+        // and no id is a reuse (DESIGN.md rule 6).
+        let entry = f.http.as_ref().filter(|h| h.origin_keyed).map(|h| h.entry);
+        let pending_same = pending_same
+            && entry.is_none_or(|e| {
+                sp.pending.get(&lk).is_some_and(|l| {
+                    l.iter().any(|&r| {
+                        let q = &self.out.requests[r];
+                        q.entry == Some(e) && q.id.strict_eq(&m.id) && !q.cancelled
+                    })
+                })
+            });
         if pending_same {
             self.out.requests[ri].duplicate = true;
             self.dup_ids[dir_index(d)].insert(valid.clone());
@@ -1098,7 +1125,10 @@ impl Walker<'_> {
                     "; but the log shows a reply at line {line} without its id, or sent and not logged (a capture gap): it may have answered the earlier request"
                 ));
             }
-        } else if self.reuse_forbidden() && sp.ever(&valid, &m.id, &lk, &self.out.requests) {
+        } else if self.reuse_forbidden()
+            && entry.is_none()
+            && sp.ever(&valid, &m.id, &lk, &self.out.requests)
+        {
             self.find(
                 K::IdReused,
                 f,
@@ -1427,6 +1457,8 @@ impl Walker<'_> {
                     t.linked.push(b);
                 }
             }
+        } else if self.invalid_sent[space].contains(&m.id.json_text()) {
+            // The echo of a request whose id can never pair (rule 3).
         } else {
             t.unknown += 1;
             if f.http.is_some() && self.notification_reply(f, d, m) {
@@ -2092,7 +2124,6 @@ pub(super) mod tests {
             vec![
                 ("id_precision_risk", "9007199254740993".to_string()),
                 ("fractional_id", "1.5".to_string()),
-                ("unknown_id_response", "1.5".to_string()),
                 ("id_type_changed", "7".to_string()),
             ]
         );

@@ -36,6 +36,8 @@ pub(super) enum Sent {
     Batch(usize),
     /// A non-empty array of notifications only: the session's batch index.
     Notifications(usize),
+    /// A response or an array of responses: it asks for no reply.
+    Answer,
     /// `[]`: index into [`Replies::empty`].
     Empty(usize),
     /// Anything else, or more than one frame sent before a reply came (a
@@ -106,11 +108,11 @@ impl Replies {
             }
             Some(_) => {}
             None => {
-                // What asks for no reply (notifications) leaves no doubt
+                // What asks for no reply (notifications, answers) leaves no doubt
                 // about what a later reply answers; anything else does.
                 let slot = &mut self.line_sent[di(d.other())];
                 *slot = Some(match slot {
-                    None | Some(Sent::Notification | Sent::Notifications(_)) => sent,
+                    None | Some(Sent::Notification | Sent::Notifications(_) | Sent::Answer) => sent,
                     Some(_) => Sent::Other,
                 });
             }

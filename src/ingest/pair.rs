@@ -153,6 +153,10 @@ pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Pars
     let mut out = Parsed {
         format: "stdio",
         dialect: NAME,
+        // A half read alone holds one side: its requests' answers are in
+        // the file that is not here, so nothing is paired (DESIGN.md rule 6,
+        // one-sided captures).
+        one_direction: c2s.is_none() || s2c.is_none(),
         ..Default::default()
     };
     let c = c2s

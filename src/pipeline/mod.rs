@@ -238,8 +238,7 @@ fn print_errors(info: &InputInfo, progress: &Progress) {
     let stderr = std::io::stderr();
     let mut e = stderr.lock();
     progress.suspend(|| {
-        for msg in &info.errors {
-            let line = msg.to_string();
+        for line in crate::diag::folded_lines(&info.errors) {
             let _ = writeln!(e, "mcp-audit: {}", report::terminal::sanitize(&line, 400));
         }
     });

@@ -463,6 +463,7 @@ mod tests {
             legacy: false,
             response_lost: false,
             time_unbounded: false,
+            origin_keyed: false,
         })
     }
 

@@ -164,6 +164,11 @@ pub struct HttpContext {
     /// stream went on (`timings.receive` 0, FORMATS.md §4.2), so a latency
     /// that depends on it is unknown (DESIGN.md rule 10).
     pub time_unbounded: bool,
+    /// The session key is the URL's origin (no `Mcp-Session-Id`, no legacy
+    /// session): stateless clients sharing one server cannot be told apart,
+    /// so ids of other exchanges are no duplicates or reuses (DESIGN.md
+    /// rule 6).
+    pub origin_keyed: bool,
 }
 
 /// One frame: a JSON object, a JSON array (a batch), or a traffic line that

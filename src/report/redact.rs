@@ -402,9 +402,28 @@ fn redact_in_place(s: &mut String) {
     }
 }
 
+/// Redacts a string id that holds a credential (a client that uses a
+/// bearer token or a JWT as its request id): ids reach every output.
+fn id(id: &mut crate::record::Id) {
+    if let crate::record::Id::Str(s) = id
+        && let Cow::Owned(r) = redact(s)
+    {
+        *s = r.into();
+    }
+}
+
+/// The ids a finding names, redacted as [`id`].
+fn finding_ids(f: &mut crate::analyze::Finding) {
+    match &mut f.id {
+        crate::analyze::FindingId::One(i) => id(i),
+        crate::analyze::FindingId::Batch(ids) => ids.iter_mut().for_each(id),
+    }
+    f.alt_ids.iter_mut().for_each(id);
+}
+
 /// Redacts the captured strings of an analysis that every report shows:
-/// finding details, session names and methods (each only where it holds a
-/// credential; an `Mcp-Session-Id` is not one).
+/// finding details, session names, methods and string ids (each only where
+/// it holds a credential; an `Mcp-Session-Id` is not one).
 pub fn analysis(a: &mut Analysis) {
     // Session names and methods repeat across findings and requests: each
     // distinct text is redacted once.
@@ -426,11 +445,17 @@ pub fn analysis(a: &mut Analysis) {
         }
     };
     a.findings.iter_mut().for_each(&mut fix);
+    a.findings.iter_mut().for_each(finding_ids);
     let mut methods: HashMap<Arc<str>, Arc<str>> = HashMap::new();
     for s in &mut a.sessions {
         redact_in_place(&mut s.name);
         s.findings.iter_mut().for_each(&mut fix);
+        s.findings.iter_mut().for_each(finding_ids);
+        for b in &mut s.batches {
+            b.ids.iter_mut().for_each(id);
+        }
         for q in &mut s.requests {
+            id(&mut q.id);
             if let Some(m) = &mut q.method {
                 let r = methods.entry(m.clone()).or_insert_with(|| match redact(m) {
                     Cow::Owned(t) => t.into(),

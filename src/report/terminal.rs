@@ -242,12 +242,12 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
                 counted(input.bytes, "byte")
             ),
         );
-        for e in &input.errors {
+        for e in crate::diag::folded_lines(&input.errors) {
             wrap(
                 o,
                 &format!("    {} ", paint("problem:", "31", color)),
                 "      ",
-                &sanitize(&e.to_string(), 300),
+                &sanitize(&e, 300),
             );
         }
     }

@@ -215,6 +215,7 @@ impl<'t> EntrySink<'t> {
             legacy: session.legacy,
             response_lost: read.lost || !has_response,
             time_unbounded: false,
+            origin_keyed: session.origin_keyed,
         };
         // Such a `time` still bounds a stream of one message event (priming
         // events aside): it came with the headers (mitmproxy keeps such a

@@ -15,6 +15,8 @@ const SESSION_PARAMS: [&str; 2] = ["sessionId", "session_id"];
 pub(super) struct Session {
     pub(super) key: Arc<str>,
     pub(super) legacy: bool,
+    /// No session header or parameter named it: the key is the origin.
+    pub(super) origin_keyed: bool,
 }
 
 impl Session {
@@ -27,12 +29,17 @@ impl Session {
             header(request, "mcp-session-id").or_else(|| header(response, "mcp-session-id"));
         let param = query_param(url, &SESSION_PARAMS);
         let legacy = header_key.is_none() && param.is_some();
+        let origin_keyed = header_key.is_none() && param.is_none();
         let key: Arc<str> = header_key
             .or(param)
             .map(Arc::from)
             .or_else(|| origin(url).map(Arc::from))
             .unwrap_or_else(|| name.into());
-        Session { key, legacy }
+        Session {
+            key,
+            legacy,
+            origin_keyed,
+        }
     }
 
     /// A legacy GET stream's `endpoint` event (FORMATS.md §2.2): its data
@@ -42,6 +49,7 @@ impl Session {
         if let Some(sid) = query_param(data.trim(), &SESSION_PARAMS) {
             self.key = sid.into();
             self.legacy = true;
+            self.origin_keyed = false;
         }
     }
 }
