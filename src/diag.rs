@@ -143,7 +143,7 @@ impl serde::Serialize for Diagnostic {
 const SHOWN_OF_A_SHAPE: usize = 3;
 
 /// The lines to show for an input's problems on a terminal or stderr: the
-/// first [`SHOWN_OF_A_SHAPE`] of each shape (the same line but for its
+/// first three (`SHOWN_OF_A_SHAPE`) of each shape (the same line but for its
 /// numbers: places, statuses), then one line counting the rest, so a
 /// capture with thousands of entries without bodies prints a few lines,
 /// not thousands. `summary.json` keeps every line.

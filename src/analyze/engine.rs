@@ -1578,11 +1578,19 @@ impl Walker<'_> {
         // refused the listen outright (method not found, bad params).
         let stream_end =
             q.method.as_deref() == Some(LISTEN) && !matches!(m.error_code, Some(-32602..=-32600));
+        // A sender may reset its timeout on progress (MCP progress, FORMATS.md
+        // §3.5): a call whose progress never went silent past the timeout is
+        // not late.
+        let kept_alive = self.out.progress.get(&ri).is_some_and(|p| {
+            p.notifications > 0 && p.longest_silence.is_some_and(|g| g <= self.cfg.timeout_us)
+        });
+        let q = &mut self.out.requests[ri];
         if !q.cancelled && !stream_end {
             q.latency = latency;
             q.latency_unknown = why;
             if let Some(l) = latency
                 && l > self.cfg.timeout_us
+                && !kept_alive
             {
                 q.late = true;
                 let method = q.method.as_deref().map(str::to_string);
@@ -2159,5 +2167,29 @@ pub(super) mod tests {
         assert_eq!(f, Vec::<(&str, String)>::new());
         let lat: Vec<_> = a.sessions[0].requests.iter().map(|q| q.latency).collect();
         assert_eq!(lat, vec![None, None, Some(20_000)]);
+    }
+
+    /// A sender may reset its timeout on progress (FORMATS.md §3.5): 94 s
+    /// with progress every 10 s is not late; 94 s with a 70 s silence is.
+    #[test]
+    fn progress_keeps_a_call_from_being_late() {
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#;
+        let prog = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#;
+        let done = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        let mut lines = vec![(0, "c2s", call)];
+        for k in 1..=9 {
+            lines.push((k * 10_000, "s2c", prog));
+        }
+        lines.push((94_000, "s2c", done));
+        let (f, a) = run(&lines);
+        assert_eq!(f, Vec::<(&str, String)>::new());
+        assert_eq!(a.sessions[0].requests[0].latency, Some(94_000_000));
+        let (f, _) = run(&[
+            (0, "c2s", call),
+            (10_000, "s2c", prog),
+            (80_000, "s2c", prog),
+            (94_000, "s2c", done),
+        ]);
+        assert_eq!(f, vec![("late_response", "1".to_string())]);
     }
 }

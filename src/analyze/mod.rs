@@ -216,6 +216,8 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
     let all: Vec<Micros> = results.iter().flat_map(SessionResult::latencies).collect();
     if all.len() >= 5 {
         let med = latency::median(&all);
+        let inputs: std::collections::HashSet<usize> = results.iter().map(|r| r.input).collect();
+        let scope = if inputs.len() > 1 { "run" } else { "capture" };
         for r in &mut results {
             let mut tails = Vec::new();
             for q in &r.requests {
@@ -232,7 +234,7 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                     &r.name,
                     r.input,
                     format!(
-                        "took {:.1} ms, {:.0}× the capture's median {:.1} ms",
+                        "took {:.1} ms, {:.0}× the {scope}'s median {:.1} ms",
                         l as f64 / 1000.0,
                         l as f64 / med.max(1.0),
                         med / 1000.0
