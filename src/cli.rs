@@ -70,8 +70,9 @@ pub struct AnalyzeArgs {
     /// Input format; `auto` detects it from the content.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
-    /// Write summary.json, findings.csv, pairs.csv, batches.csv and
-    /// report.html here.
+    /// Write the outputs here: summary.json, findings.csv, pairs.csv,
+    /// batches.csv, latency.csv, the same tables as Parquet
+    /// (findings/pairs/batches/latency/sessions.parquet) and report.html.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Redact secrets (Authorization, cookies, tokens, keys, passwords) in

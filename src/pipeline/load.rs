@@ -606,7 +606,26 @@ fn load_read(
         (InputFormat::Stdio, d @ Format::Lines(_)) => d,
         (InputFormat::Stdio, _) => Format::Unknown,
     };
-    let parsed = ingest::parse(input, fmt);
+    let mut parsed = ingest::parse(input, fmt);
+    if let (
+        InputFormat::Stdio,
+        Format::Har | Format::Sse | Format::Cassette | Format::InspectorHistory,
+    ) = (format, detected)
+    {
+        // Say what it is instead of "no known format".
+        let what = match detected {
+            Format::Har => "a HAR document (--format har)",
+            Format::Sse => "a raw SSE capture (--format sse)",
+            Format::Cassette => "an mcp-recorder cassette (--format auto)",
+            _ => "an MCP Inspector history export (--format auto)",
+        };
+        parsed.errors = vec![
+            Diagnostic::whole(format!(
+                "--format stdio, but it holds no line of a stdio log dialect: it is {what}"
+            ))
+            .fatal(),
+        ];
+    }
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
     let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());

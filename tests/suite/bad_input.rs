@@ -297,3 +297,19 @@ fn no_traffic_is_exit_2_under_every_format() {
         ]
     );
 }
+
+/// `--format stdio` on a HAR says what the file is, and exits 2.
+#[test]
+fn forced_stdio_on_a_har_names_what_it_is() {
+    let har = root().join("tests/data/cases/b01_batch_reordered_by_balancer.har");
+    let o = mcp_audit(&[har.to_str().unwrap(), "--format", "stdio", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcp-audit: {}: --format stdio, but it holds no line of a stdio log dialect: it is a HAR document (--format har)",
+            har.display()
+        )
+    );
+}
