@@ -60,7 +60,9 @@ pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
             r.progress,
         ),
         // A glob that matched nothing or is malformed: one line, fatal.
-        source::InputKind::NoMatch(_) | source::InputKind::BadPattern { .. } => Loaded {
+        source::InputKind::NoMatch(_)
+        | source::InputKind::EmptyFolder(_)
+        | source::InputKind::BadPattern { .. } => Loaded {
             info: InputInfo {
                 file: spec.display(),
                 format: "unknown".into(),

@@ -85,7 +85,12 @@ fn collect_items(paths: &[PathBuf], own: &[PathBuf], skipped: &mut Vec<Skipped>)
         let s = p.to_string_lossy();
         if p.is_dir() {
             w.seen.clear();
+            let (before, skipped) = (items.len(), w.skipped.len());
             w.walk_in(p, &mut items, 0);
+            if items.len() == before && w.skipped.len() == skipped {
+                // Nothing in it, nothing left out: said, not silent.
+                items.push(Item::Bad(InputKind::EmptyFolder(s.into_owned())));
+            }
         } else if !p.exists() && s.contains(['*', '?', '[']) {
             match glob_paths(&s) {
                 Ok(found) => {

@@ -98,6 +98,8 @@ pub enum SourceError {
     BinaryDecompressed(String, u64),
     /// A glob that matched no input.
     NoMatch(String),
+    /// A folder argument with no file in it (and nothing left out).
+    EmptyFolder(String),
     /// A glob that cannot be parsed.
     BadPattern(String, String),
     /// A compressed file that yields nothing usable.
@@ -111,7 +113,7 @@ impl SourceError {
         match self {
             NotFound(f) | Unreadable(f, _) | Empty(f) | Blank(f, _) | NotRegular(f, _) => f,
             Utf16(f) | UnsupportedCompression(f, _) | Binary(f, _) => f,
-            BinaryDecompressed(f, _) | NoMatch(f) | BadPattern(f, _) => f,
+            BinaryDecompressed(f, _) | NoMatch(f) | EmptyFolder(f) | BadPattern(f, _) => f,
             Stream(e) => e.file(),
         }
     }
@@ -138,6 +140,7 @@ impl SourceError {
                 "binary content (NUL byte at byte offset {at} of the decompressed text), not a text capture"
             ),
             NoMatch(_) => "no file matches this pattern".to_string(),
+            EmptyFolder(_) => "a folder with no file in it, nothing to analyse".to_string(),
             BadPattern(_, reason) => format!("not a valid glob pattern: {reason}"),
             Stream(e) => e.detail(),
         }
@@ -224,6 +227,8 @@ pub enum InputKind {
     },
     /// A glob that matched no file (loading it is one fatal error line).
     NoMatch(String),
+    /// A folder argument that holds no file (one fatal error line).
+    EmptyFolder(String),
     /// A glob that cannot be parsed (loading it is one fatal error line).
     BadPattern {
         /// The argument as given.
@@ -272,7 +277,9 @@ impl InputSpec {
         match &self.kind {
             InputKind::File(p) => p.display().to_string(),
             InputKind::Pair { c2s, .. } => c2s.display().to_string(),
-            InputKind::NoMatch(p) | InputKind::BadPattern { pattern: p, .. } => p.clone(),
+            InputKind::NoMatch(p)
+            | InputKind::EmptyFolder(p)
+            | InputKind::BadPattern { pattern: p, .. } => p.clone(),
         }
     }
 
@@ -281,6 +288,7 @@ impl InputSpec {
     pub fn error(&self) -> Option<SourceError> {
         match &self.kind {
             InputKind::NoMatch(p) => Some(SourceError::NoMatch(p.clone())),
+            InputKind::EmptyFolder(p) => Some(SourceError::EmptyFolder(p.clone())),
             InputKind::BadPattern { pattern, reason } => {
                 Some(SourceError::BadPattern(pattern.clone(), reason.clone()))
             }

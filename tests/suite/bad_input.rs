@@ -313,3 +313,41 @@ fn forced_stdio_on_a_har_names_what_it_is() {
         )
     );
 }
+
+/// An empty folder given beside a good input is named on stderr and makes
+/// the run exit 2 (as it does alone); the good input is still analysed.
+#[test]
+fn empty_folder_beside_an_input_is_named() {
+    let dir = out_dir("empty_folder_beside");
+    let empty = dir.join("emptydir");
+    std::fs::create_dir_all(&empty).unwrap();
+    let good = root().join("tests/data/real/stdio_py-client__py-server.ndjson");
+    let out = dir.join("out");
+    let o = mcp_audit(&[
+        good.to_str().unwrap(),
+        empty.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim_end(),
+        format!(
+            "mcp-audit: {}: a folder with no file in it, nothing to analyse",
+            empty.display()
+        )
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["inputs"].as_array().unwrap().len(), 2);
+    // The good capture's own counts (its expected file: 27 / 14 / 27).
+    assert_eq!(
+        (
+            s["totals"]["requests"].as_u64(),
+            s["totals"]["notifications"].as_u64(),
+            s["totals"]["responses"].as_u64()
+        ),
+        (Some(27), Some(14), Some(27))
+    );
+}
