@@ -561,16 +561,20 @@ mod tests {
     use super::*;
     use crate::record::{Id, Kind, Payload, Record};
 
-    #[test]
-    fn routes() {
-        let t = |l| match split(l) {
+    /// A traffic line's (direction, session, body), or `None`.
+    fn t(l: &str) -> Option<(Direction, Option<&str>, &str)> {
+        match split(l) {
             Some(SgLine::Traffic {
                 direction,
                 session,
                 body,
             }) => Some((direction, session, body)),
             _ => None,
-        };
+        }
+    }
+
+    #[test]
+    fn routes() {
         assert_eq!(
             t("[supergateway] SSE → Child (session abc-1): {}"),
             Some((Direction::C2s, Some("abc-1"), "{}"))
@@ -629,14 +633,6 @@ mod tests {
     /// logs print them (tests/data/real3, tests/data/real4/supergateway).
     #[test]
     fn routes_of_every_mode() {
-        let t = |l| match split(l) {
-            Some(SgLine::Traffic {
-                direction,
-                session,
-                body,
-            }) => Some((direction, session, body)),
-            _ => None,
-        };
         // --sse URL / --streamableHttp URL (→ stdio).
         assert_eq!(
             t("[supergateway] Response: {"),
