@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::analyze::{self, tables};
+use crate::analyze::gates::{LatencyBudget, Policy};
+use crate::analyze::{self, FindingKind, tables};
 use crate::config::{self, InputFormat, RunConfig, ShardTarget, Stdout, UsageError};
 use crate::report::Report;
 use crate::report::shard::Shard;
@@ -124,6 +125,28 @@ pub struct AnalyzeArgs {
     /// The shared folder of the shards (see --shard; reports/SCHEMA.md).
     #[arg(long, value_name = "DIR")]
     pub shard_dir: Option<PathBuf>,
+    /// Exit 1 on any finding of this kind, whatever its severity
+    /// (repeatable; findings a capture gap explains never fail a run).
+    #[arg(long, value_name = "KIND")]
+    pub fail_on_kind: Vec<String>,
+    /// Findings of this kind never fail the run (repeatable); they are
+    /// still reported.
+    #[arg(long, value_name = "KIND")]
+    pub allow: Vec<String>,
+    /// A latency budget: exit 1 when the method's quantile (p50, p90, p99,
+    /// p99.9, max) is above the duration, e.g. tools/call:p99=2s; `*` holds
+    /// every method to it, each on its own latencies (repeatable).
+    #[arg(long, value_name = "METHOD:QUANTILE=DURATION")]
+    pub max_latency: Vec<String>,
+    /// Write the findings as JUnit XML: a test suite per session (per input
+    /// with --per-input), a test case per finding kind, failing where the
+    /// run would fail.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write the findings as SARIF 2.1.0 (a rule per finding kind, a result
+    /// per finding with its file and line, or HAR entry).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -171,6 +194,13 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         return Err(UsageError::Timeout);
     }
     let shard = shard_arg(&args)?;
+    let policy = policy_arg(&args)?;
+    let budgets = args
+        .max_latency
+        .iter()
+        .map(|t| LatencyBudget::parse(t, parse_duration_us))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError::Budget)?;
     let stdout = if args.quiet {
         Stdout::Quiet
     } else if args.json {
@@ -202,7 +232,46 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         stdout,
         block_bytes: args.block_bytes,
         shard,
+        policy,
+        budgets,
+        junit: args.junit,
+        sarif: args.sarif,
         inputs: args.inputs,
+    })
+}
+
+/// `--fail-on` with `--fail-on-kind` and `--allow`: known kind names, none
+/// both allowed and failing.
+fn policy_arg(args: &AnalyzeArgs) -> Result<Policy, UsageError> {
+    let kinds = |flag: &'static str, names: &[String]| {
+        names
+            .iter()
+            .map(|n| {
+                FindingKind::ALL
+                    .iter()
+                    .copied()
+                    .find(|k| k.name() == n.trim())
+                    .ok_or_else(|| UsageError::UnknownKind {
+                        flag,
+                        name: n.clone(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let fail_on_kind = kinds("--fail-on-kind", &args.fail_on_kind)?;
+    let allow = kinds("--allow", &args.allow)?;
+    if let Some(k) = allow.iter().find(|k| fail_on_kind.contains(k)) {
+        return Err(UsageError::AllowedAndFailing(k.name().to_string()));
+    }
+    let floor = match args.fail_on {
+        FailOn::Warning => Some(analyze::Severity::Warning),
+        FailOn::Error => Some(analyze::Severity::Error),
+        FailOn::Never => None,
+    };
+    Ok(Policy {
+        floor,
+        fail_on_kind,
+        allow,
     })
 }
 
@@ -308,6 +377,49 @@ mod tests {
             err(&["--shard", "kind=x", "--shard-dir", "d"]),
             UsageError::Shard(_)
         ));
+    }
+
+    #[test]
+    fn gate_flags_are_checked() {
+        let err = |args: &[&str]| checked(args).expect_err("refused").to_string();
+        assert_eq!(
+            err(&["--allow", "slow_tails"]),
+            "--allow slow_tails: no such finding kind (the kinds are listed in docs/DESIGN.md, \"Findings catalogue\")"
+        );
+        assert_eq!(
+            err(&[
+                "--fail-on-kind",
+                "late_response",
+                "--allow",
+                "late_response"
+            ]),
+            "--allow late_response and --fail-on-kind late_response contradict each other"
+        );
+        assert!(
+            err(&["--max-latency", "tools/call:p95=1s"])
+                .starts_with("--max-latency `tools/call:p95=1s`: quantile")
+        );
+        let c = checked(&[
+            "--fail-on-kind",
+            "late_response",
+            "--allow",
+            "slow_tail",
+            "--max-latency",
+            "*:p99=2s",
+            "--fail-on",
+            "warning",
+        ])
+        .expect("valid");
+        assert_eq!(
+            c.policy,
+            Policy {
+                floor: Some(analyze::Severity::Warning),
+                fail_on_kind: vec![FindingKind::LateResponse],
+                allow: vec![FindingKind::SlowTail],
+            }
+        );
+        assert_eq!(c.budgets.len(), 1);
+        assert_eq!(c.budgets[0].limit_us, 2_000_000);
     }
 
     #[test]

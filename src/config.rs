@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::analyze::gates::{LatencyBudget, Policy};
 use crate::analyze::{self, Severity};
 use crate::report::shard::{Shard, ShardError};
 
@@ -108,6 +109,15 @@ pub struct RunConfig {
     pub stdout: Stdout,
     /// Bytes per block of a line log read block by block (≥ 1 in effect).
     pub block_bytes: usize,
+    /// Which findings fail the run: `--fail-on` with `--fail-on-kind` and
+    /// `--allow`.
+    pub policy: Policy,
+    /// Latency budgets (`--max-latency`), in command-line order.
+    pub budgets: Vec<LatencyBudget>,
+    /// Where the findings go as JUnit XML (`--junit`).
+    pub junit: Option<PathBuf>,
+    /// Where the findings go as SARIF 2.1.0 (`--sarif`).
+    pub sarif: Option<PathBuf>,
 }
 
 impl RunConfig {
@@ -144,6 +154,22 @@ pub enum UsageError {
     /// A malformed partition.
     #[error(transparent)]
     Shard(#[from] ShardError),
+    /// A kind name no finding has (`--fail-on-kind`, `--allow`).
+    #[error(
+        "{flag} {name}: no such finding kind (the kinds are listed in docs/DESIGN.md, \"Findings catalogue\")"
+    )]
+    UnknownKind {
+        /// The flag.
+        flag: &'static str,
+        /// The name given.
+        name: String,
+    },
+    /// One kind both allowed and failing.
+    #[error("--allow {0} and --fail-on-kind {0} contradict each other")]
+    AllowedAndFailing(String),
+    /// A malformed `--max-latency`.
+    #[error("--max-latency {0}")]
+    Budget(String),
     /// The tables (whose columns a partition key must avoid) could not be
     /// built.
     #[error("building the tables")]

@@ -78,7 +78,8 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         .collect();
     let mut run = analyze_loaded(&config.rules, config.redact, loaded, groups);
     run.skipped = skipped;
-    let rep = run.report();
+    let gates = analyze::gates::evaluate(&run.analysis, &config.policy, &config.budgets);
+    let rep = run.report().with_gates(&gates);
     progress.stage("writing");
     if let Some(dir) = &config.out {
         outputs::write_outputs(dir, &rep, config.redact)?;
@@ -88,12 +89,12 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     }
     progress.finish();
     outputs::print_stdout(&rep, config.stdout)?;
-    let floor = config.fail_on.floor();
-    let failing = floor.is_some_and(|fl| run.analysis.findings.iter().any(|f| f.severity() >= fl));
+    let failing = run.analysis.findings.iter().any(|f| config.policy.fails(f))
+        || gates.iter().any(|g| !g.passed);
     let any_fatal = run.fatal.iter().any(|&f| f);
     if let (true, Some(dir)) = (config.per_input, &config.out) {
         drop(rep);
-        outputs::write_per_input(dir, run, config.fail_on)?;
+        outputs::write_per_input(dir, run, config.fail_on, &config.policy)?;
     }
     if any_fatal {
         return Ok(2);

@@ -217,10 +217,15 @@ type Share = (usize, String, u8, analyze::Analysis);
 /// `--per-input`: one `summary.json` per input, from its share of the run
 /// (`Analysis::split_by_input`), in `OUT/inputs/NNNN-STEM/`, and
 /// `OUT/inputs/index.json` listing them.
-pub(super) fn write_per_input(dir: &Path, run: Run, fail_on: FailOn) -> Result<()> {
+pub(super) fn write_per_input(
+    dir: &Path,
+    run: Run,
+    fail_on: FailOn,
+    policy: &analyze::gates::Policy,
+) -> Result<()> {
     let root = dir.join("inputs");
     std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-    let shares = shares(&run.infos, &run.fatal, run.analysis, fail_on);
+    let shares = shares(&run.infos, &run.fatal, run.analysis, policy);
     let mut rows = Vec::with_capacity(run.infos.len());
     for (i, name, exit, part) in &shares {
         let sub = root.join(name);
@@ -258,14 +263,14 @@ pub(super) fn write_per_input(dir: &Path, run: Run, fail_on: FailOn) -> Result<(
 
 /// Every input's share, in input order (an input without sessions or
 /// findings gets an empty one), named `NNNN-STEM`, with its exit code:
-/// 2 unreadable or incomplete, 1 a finding at or above `--fail-on`, else 0.
+/// 2 unreadable or incomplete, 1 a finding that fails the run (`--fail-on`,
+/// `--fail-on-kind`, `--allow`), else 0.
 fn shares(
     infos: &[InputInfo],
     fatal: &[bool],
     analysis: analyze::Analysis,
-    fail_on: FailOn,
+    policy: &analyze::gates::Policy,
 ) -> Vec<Share> {
-    let floor = fail_on.floor();
     let width = infos.len().saturating_sub(1).to_string().len().max(4);
     let mut parts = analysis.split_by_input().into_iter().peekable();
     let mut shares = Vec::with_capacity(infos.len());
@@ -275,10 +280,9 @@ fn shares(
             .map(|(_, a)| a)
             .unwrap_or_default();
         let name = format!("{i:0width$}-{}", folder_stem(&info.file));
-        let worst = part.worst_severity();
         let exit = if fatal.get(i).copied().unwrap_or(false) {
             2
-        } else if floor.is_some_and(|f| worst.is_some_and(|w| w >= f)) {
+        } else if part.findings.iter().any(|f| policy.fails(f)) {
             1
         } else {
             0

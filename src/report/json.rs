@@ -70,6 +70,9 @@ impl serde::Serialize for Summary<'_> {
             &Each(|| a.findings.iter().map(|f| finding(r, f))),
         )?;
         m.serialize_entry("findings_by_kind", &by_kind)?;
+        if !r.gates.is_empty() {
+            m.serialize_entry("gates", r.gates)?;
+        }
         m.serialize_entry(
             "inputs",
             &serde_json::to_value(r.inputs).unwrap_or(Value::Null),

@@ -61,6 +61,9 @@ pub struct Report<'a> {
     pub sessions: Vec<SessionSummary>,
     /// What the folder walks left out, and why (`summary.json` `skipped`).
     pub skipped: &'a [crate::source::Skipped],
+    /// The verdicts of the run's gates (`--fail-on-kind`, `--allow`,
+    /// `--max-latency`; `summary.json` `gates`, only when any was given).
+    pub gates: &'a [crate::analyze::gates::GateResult],
 }
 
 impl<'a> Report<'a> {
@@ -71,7 +74,14 @@ impl<'a> Report<'a> {
             analysis,
             sessions: analysis.session_summaries(),
             skipped: &[],
+            gates: &[],
         }
+    }
+
+    /// The same report, with the verdicts of the run's gates.
+    pub fn with_gates(mut self, gates: &'a [crate::analyze::gates::GateResult]) -> Self {
+        self.gates = gates;
+        self
     }
 
     /// The same report, naming what the run's folder walks left out.

@@ -463,6 +463,15 @@ fn footer(o: &mut String, r: &Report<'_>) {
         count(Severity::Warning),
         count(Severity::Info)
     );
+    for g in r.gates {
+        let verdict = if g.passed { "passed" } else { "FAILED" };
+        wrap(
+            o,
+            "",
+            "  ",
+            &format!("gate {verdict}: {}: {}", g.gate, g.detail),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod blocks;
 mod cases;
 mod determinism;
 mod gaps;
+mod gates;
 mod generated;
 mod hostile;
 mod html;

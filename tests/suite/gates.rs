@@ -1,0 +1,125 @@
+//! Gates (`--fail-on-kind`, `--allow`, `--max-latency`) on a real capture:
+//! `tests/data/real/har_ts-streamable-sse__raw-batches.har` (the TypeScript
+//! SDK's server, batches sent raw). Its findings: out_of_order_batch 3,
+//! duplicate_id 1, empty_batch 1, invalid_request 1, missing_response 2,
+//! neither_result_nor_error 1, null_id_error 2, response_count_mismatch 2,
+//! stream_closed_before_response 1, unknown_id_response 1,
+//! empty_batch_not_rejected 1. Its tools/call latencies, read off
+//! pairs.csv: 253.058 ms three times (ids 4, 5, 6 of one batch) and
+//! 27.189 ms (id 9), so p50 (nearest rank 2 of 4) and max are 253.058 ms.
+
+use serde_json::{Value, json};
+
+use crate::common::{mcp_audit, root};
+
+fn capture() -> String {
+    root()
+        .join("tests/data/real/har_ts-streamable-sse__raw-batches.har")
+        .display()
+        .to_string()
+}
+
+fn summary(args: &[&str]) -> (Option<i32>, Value) {
+    let cap = capture();
+    let mut all = vec![cap.as_str(), "--json"];
+    all.extend_from_slice(args);
+    let o = mcp_audit(&all);
+    let v = serde_json::from_slice(&o.stdout).expect("summary.json on stdout");
+    (o.status.code(), v)
+}
+
+#[test]
+fn no_gate_no_gates_member() {
+    let (code, v) = summary(&[]);
+    assert_eq!(code, Some(1));
+    assert!(v.get("gates").is_none());
+}
+
+#[test]
+fn latency_budgets_fail_the_run_and_say_why() {
+    let (code, v) = summary(&[
+        "--fail-on",
+        "never",
+        "--max-latency",
+        "tools/call:p50=1ms",
+        "--max-latency",
+        "*:max=1s",
+        "--max-latency",
+        "sampling/createMessage:p99=1s",
+    ]);
+    assert_eq!(code, Some(1), "the tools/call budget fails");
+    assert_eq!(
+        v["gates"],
+        json!([
+            {"gate": "max-latency tools/call p50 <= 1 ms", "passed": false,
+             "detail": "tools/call p50 253.058 ms over 4 latencies",
+             "value_ms": 253.058, "method": "tools/call"},
+            {"gate": "max-latency * max <= 1000 ms", "passed": true,
+             "detail": "tools/call max 253.058 ms over 4 latencies",
+             "value_ms": 253.058, "method": "tools/call"},
+            {"gate": "max-latency sampling/createMessage p99 <= 1000 ms", "passed": true,
+             "detail": "no latency of sampling/createMessage measured in the capture"}
+        ])
+    );
+    let (code, _) = summary(&["--fail-on", "never", "--max-latency", "*:p99=300ms"]);
+    assert_eq!(code, Some(0), "every method within 300 ms");
+}
+
+#[test]
+fn allow_and_fail_on_kind() {
+    // Every error kind of the capture allowed: warnings do not fail under
+    // the default --fail-on error, so the run is clean.
+    let errors = [
+        "duplicate_id",
+        "empty_batch",
+        "invalid_request",
+        "missing_response",
+        "neither_result_nor_error",
+        "response_count_mismatch",
+        "stream_closed_before_response",
+        "unknown_id_response",
+    ];
+    let mut args = vec![];
+    for k in errors {
+        args.extend(["--allow", k]);
+    }
+    let (code, v) = summary(&args);
+    assert_eq!(code, Some(0));
+    assert_eq!(v["gates"].as_array().map(Vec::len), Some(8));
+    assert_eq!(
+        v["gates"][3],
+        json!({"gate": "allow missing_response", "passed": true, "findings": 2,
+               "detail": "2 missing_response finding(s), none fails the run"})
+    );
+    // A warning kind made to fail.
+    args.extend(["--fail-on-kind", "null_id_error"]);
+    let (code, v) = summary(&args);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        v["gates"][0],
+        json!({"gate": "fail-on-kind null_id_error", "passed": false, "findings": 2,
+               "detail": "2 null_id_error finding(s)"})
+    );
+    // The terminal names the gate that failed.
+    let cap = capture();
+    let mut t = vec![cap.as_str()];
+    t.extend_from_slice(&args);
+    let o = mcp_audit(&t);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("gate FAILED: fail-on-kind null_id_error: 2 null_id_error finding(s)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn unknown_kinds_are_usage_errors() {
+    let cap = capture();
+    let o = mcp_audit(&[cap.as_str(), "--allow", "slow_tails"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--allow slow_tails: no such finding kind"),
+        "{err}"
+    );
+}
