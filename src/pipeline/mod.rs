@@ -87,6 +87,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     if let Some(target) = &config.shard {
         outputs::write_shard(&target.dir, &target.shard, &rep)?;
     }
+    outputs::write_ci(config, &rep)?;
     progress.finish();
     outputs::print_stdout(&rep, config.stdout)?;
     let failing = run.analysis.findings.iter().any(|f| config.policy.fails(f))

@@ -16,7 +16,9 @@ use crate::config::{FailOn, Stdout};
 use crate::report::csv::Csv;
 use crate::report::html::{self, EvidenceKey, Html, Shown};
 use crate::report::json::{self, Json};
+use crate::report::junit::Junit;
 use crate::report::parquet::Parquet;
+use crate::report::sarif::Sarif;
 use crate::report::shard::{self, Shard};
 use crate::report::terminal::{self, Terminal};
 use crate::report::{InputInfo, Render, RenderOptions, Report};
@@ -28,6 +30,33 @@ fn create(dir: &Path, name: &str) -> Result<std::io::BufWriter<std::fs::File>> {
     Ok(std::io::BufWriter::new(
         std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
     ))
+}
+
+/// Writes `--junit` and `--sarif` files (parent folders made as needed).
+pub(super) fn write_ci(config: &crate::config::RunConfig, rep: &Report<'_>) -> Result<()> {
+    let write = |path: &Path, r: &dyn Render| -> Result<()> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        let mut w = std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?,
+        );
+        r.render(rep, &mut w, &RenderOptions::default())
+            .and_then(|()| w.flush())
+            .with_context(|| format!("writing {}", path.display()))
+    };
+    if let Some(p) = &config.junit {
+        let j = Junit {
+            policy: &config.policy,
+            per_input: config.per_input,
+        };
+        write(p, &j)?;
+    }
+    if let Some(p) = &config.sarif {
+        write(p, &Sarif)?;
+    }
+    Ok(())
 }
 
 /// Writes the `--out` folder. Between stages, what the last one freed goes

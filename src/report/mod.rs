@@ -6,19 +6,24 @@
 //! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv`.
 //! * [`parquet`] — the same tables and `sessions` as Parquet
 //!   (`reports/SCHEMA.md`).
+//! * [`junit`], [`sarif`] — the findings for CI pages (`--junit`, `--sarif`),
+//!   with help text from [`catalogue`].
 //! * [`terminal`] — the human summary on stdout.
 //! * [`html`] — `report.html`, one self-contained page.
 //! * [`redact`] — secrets out of every output (on unless `--no-redact`).
 //! * [`progress`] — the progress bar on stderr (a terminal only).
 //! * [`shard`] — where a shard run's Parquet tables go (Hive partitions).
 
+pub mod catalogue;
 pub mod csv;
 pub mod html;
 pub mod json;
+pub mod junit;
 pub mod parquet;
 pub mod progress;
 pub mod redact;
 pub mod sanitize;
+pub mod sarif;
 pub mod shard;
 pub mod terminal;
 

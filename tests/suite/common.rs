@@ -106,6 +106,26 @@ fn run_check_case(expected: &Path, out: &Path, name: &str) {
     );
 }
 
+/// Whether `python3` can import every one of `modules` (PyPI packages
+/// `pip`), for tests that read an output with its real consumer; the same
+/// rule as [`has_duckdb`]: skip with a message, fail under `CI`.
+pub fn has_python(test: &str, modules: &[&str], pip: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {}", modules.join(", "))])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: python3 cannot import {modules:?}, but CI must run this test (.ci/run installs {pip})"
+        );
+        eprintln!(
+            "{test}: skipped: python3 cannot import {modules:?} (install with `python3 -m pip install {pip}`)"
+        );
+    }
+    ok
+}
+
 /// Whether `python3` can `import duckdb` (DuckDB's Python package), for
 /// the tests that read the Parquet outputs with it. Tests install nothing:
 /// without it the caller skips with a message saying how to get it, and

@@ -1,0 +1,158 @@
+//! `--sarif FILE`: the findings as SARIF 2.1.0 (OASIS), for code-scanning
+//! pages. One run; its driver `mcp-audit` has one rule per finding kind of
+//! the catalogue (id the kind name, help text the catalogue's rule, level
+//! its severity); one result per finding, with its file as a physical
+//! location (line and SSE event where known) and a HAR entry as a logical
+//! location (`log.entries[N]`). Redacted like every output: the analysis
+//! it renders is. Levels: error → `error`, warning → `warning`, info →
+//! `note`.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use super::sanitize::escape_controls;
+use super::{Render, RenderOptions, Report, catalogue};
+use crate::analyze::{FindingKind, Severity};
+
+/// The schema the document names (`$schema`).
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The SARIF renderer.
+#[derive(Debug, Clone, Copy)]
+pub struct Sarif;
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// `duplicate_id` → `DuplicateId` (SARIF's `rule.name` is PascalCase).
+fn pascal(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A path as a URI reference: relative paths stay relative, absolute ones
+/// become `file://` URIs; bytes outside RFC 3986's unreserved set and `/`
+/// are percent-encoded.
+pub fn uri(path: &str) -> String {
+    let mut s = String::new();
+    if path.starts_with('/') {
+        s.push_str("file://");
+    }
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// The SARIF document as a value.
+pub fn document(r: &Report<'_>) -> Value {
+    let rules: Vec<Value> = FindingKind::ALL
+        .iter()
+        .map(|&k| {
+            let text = catalogue::rule(k);
+            json!({
+                "id": k.name(),
+                "name": pascal(k.name()),
+                "shortDescription": {"text": format!("{}: {text}", k.name())},
+                "fullDescription": {"text": text},
+                "help": {"text": format!("{text} (docs/DESIGN.md, \"Findings catalogue\")")},
+                "defaultConfiguration": {"level": level(k.severity())},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = r
+        .analysis
+        .findings
+        .iter()
+        .map(|f| {
+            let mut physical = json!({
+                "artifactLocation": {"uri": uri(r.file_name(f.file))},
+            });
+            if let Some(n) = f.location.line {
+                physical["region"] = json!({"startLine": n});
+            }
+            let mut location = json!({"physicalLocation": physical});
+            if let Some(e) = f.location.entry {
+                let mut name = format!("entry {e}");
+                if let Some(ev) = f.location.event {
+                    name.push_str(&format!(" event {ev}"));
+                }
+                location["logicalLocations"] = json!([{
+                    "name": name,
+                    "fullyQualifiedName": format!("log.entries[{e}]"),
+                    "kind": "element",
+                }]);
+            } else if let Some(ev) = f.location.event {
+                location["logicalLocations"] =
+                    json!([{"name": format!("event {ev}"), "kind": "element"}]);
+            }
+            let rule_index = FindingKind::ALL.iter().position(|&k| k == f.kind);
+            json!({
+                "ruleId": f.kind.name(),
+                "ruleIndex": rule_index,
+                "level": level(f.severity()),
+                "message": {"text": escape_controls(&f.detail)},
+                "locations": [location],
+                "properties": {
+                    "session": escape_controls(&f.session),
+                    "id": f.id.to_json(),
+                    "method": f.method.as_deref().map(escape_controls),
+                    "capture_gap": f.gap,
+                },
+            })
+        })
+        .collect();
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcp-audit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+impl Render for Sarif {
+    fn render(
+        &self,
+        r: &Report<'_>,
+        out: &mut (dyn Write + Send),
+        _: &RenderOptions<'_>,
+    ) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, &document(r))?;
+        out.write_all(b"\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_uris() {
+        assert_eq!(pascal("duplicate_id"), "DuplicateId");
+        assert_eq!(uri("logs/a b.har"), "logs/a%20b.har");
+        assert_eq!(uri("/tmp/x#1.log"), "file:///tmp/x%231.log");
+    }
+}
