@@ -203,17 +203,7 @@ pub fn evaluate(a: &Analysis, policy: &Policy, budgets: &[LatencyBudget]) -> Vec
     if budgets.is_empty() {
         return out;
     }
-    let mut per: BTreeMap<&str, Vec<Micros>> = BTreeMap::new();
-    for s in &a.sessions {
-        for q in s.requests.iter().filter(|q| !q.cancelled) {
-            if let Some(l) = q.latency {
-                per.entry(q.method.as_deref().unwrap_or("(none)"))
-                    .or_default()
-                    .push(l);
-            }
-        }
-    }
-    let sorted: BTreeMap<&str, Sorted> = per
+    let sorted: BTreeMap<&str, Sorted> = super::histogram::per_method(a)
         .into_iter()
         .filter_map(|(m, v)| Sorted::new(v).map(|s| (m, s)))
         .collect();

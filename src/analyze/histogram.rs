@@ -50,21 +50,27 @@ pub struct MethodLatency {
     pub bins: Vec<u64>,
 }
 
-/// Latency distributions per method over every session, the most frequent
-/// method first (ties by name), then the whole capture as `*` last.
-pub fn by_method(a: &Analysis) -> Vec<MethodLatency> {
+/// The latencies (µs) of every session's requests, not cancelled, per
+/// method (`(none)` when it had none), in request order within a method.
+pub fn per_method(a: &Analysis) -> BTreeMap<&str, Vec<Micros>> {
     let mut per: BTreeMap<&str, Vec<Micros>> = BTreeMap::new();
-    let mut all = Vec::new();
     for s in &a.sessions {
         for q in s.requests.iter().filter(|q| !q.cancelled) {
             if let Some(l) = q.latency {
                 per.entry(q.method.as_deref().unwrap_or("(none)"))
                     .or_default()
                     .push(l);
-                all.push(l);
             }
         }
     }
+    per
+}
+
+/// Latency distributions per method over every session, the most frequent
+/// method first (ties by name), then the whole capture as `*` last.
+pub fn by_method(a: &Analysis) -> Vec<MethodLatency> {
+    let per = per_method(a);
+    let all: Vec<Micros> = per.values().flatten().copied().collect();
     let make = |method: &str, v: &[Micros]| {
         let mut bins = vec![0u64; BINS];
         for &l in v {
