@@ -32,7 +32,56 @@ pub enum Command {
         after_help = "Exit codes: 0 clean; 1 a finding at or above --fail-on (default: error); \
 2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported)."
     )]
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
+    /// Compare two runs (`--out` folders or summary.json files): kinds up
+    /// or down, sessions and inputs added or gone, p50/p99 per method.
+    #[command(
+        after_help = "Exit codes: 0 no regression; 1 a regression (a warning or error kind whose count went up, \
+or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
+    )]
+    Diff(DiffArgs),
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The earlier run: an `--out` folder or its summary.json.
+    pub old: PathBuf,
+    /// The later run: an `--out` folder or its summary.json.
+    pub new: PathBuf,
+    /// A p99 that grew by more than this is a regression (percent, e.g. 20%).
+    #[arg(long, default_value = "20%", value_parser = parse_percent)]
+    pub p99_regression: f64,
+    /// Print the diff as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the diff as Markdown (to paste into a pull request).
+    #[arg(long)]
+    pub markdown: bool,
+}
+
+/// Parses `20%` or `20` (percent, 0 or more).
+pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
+    match text.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a percentage (use e.g. 20%)")),
+    }
+}
+
+/// Runs `diff`: prints the comparison on stdout; exit 1 on a regression.
+///
+/// # Errors
+/// A side that cannot be read (the caller exits 2).
+pub fn diff(args: &DiffArgs) -> anyhow::Result<u8> {
+    let old = crate::diff::read_side(&args.old)?;
+    let new = crate::diff::read_side(&args.new)?;
+    let d = crate::diff::compare(&old, &new, args.p99_regression);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&d)?);
+    } else {
+        print!("{}", crate::diff::text(&d, args.markdown));
+    }
+    Ok(u8::from(d.regression))
 }
 
 /// `--format`.
@@ -181,7 +230,10 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
 /// every flag first (in this order: `--threads`, `--slow-factor`,
 /// `--timeout`, `--shard`/`--shard-dir`). Nothing else happens here.
 pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
-    let Command::Analyze(args) = cli.command;
+    let args = match cli.command {
+        Command::Analyze(args) => *args,
+        Command::Diff(_) => return Err(UsageError::NotAnalyze),
+    };
     if let Some(n) = args.threads
         && (n == 0 || n > MAX_THREADS)
     {
@@ -195,6 +247,11 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     }
     let shard = shard_arg(&args)?;
     let policy = policy_arg(&args)?;
+    if let (Some(j), Some(s)) = (&args.junit, &args.sarif)
+        && j == s
+    {
+        return Err(UsageError::SameReportFile(j.display().to_string()));
+    }
     let budgets = args
         .max_latency
         .iter()

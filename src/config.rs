@@ -121,12 +121,14 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// The run's own output folders (`--out`, `--shard-dir`): never read as
-    /// inputs.
+    /// The run's own output folders and files (`--out`, `--shard-dir`,
+    /// `--junit`, `--sarif`): never read as inputs by a folder walk.
     pub fn own_folders(&self) -> Vec<PathBuf> {
         self.out
             .iter()
             .chain(self.shard.as_ref().map(|s| &s.dir))
+            .chain(self.junit.iter())
+            .chain(self.sarif.iter())
             .cloned()
             .collect()
     }
@@ -167,6 +169,12 @@ pub enum UsageError {
     /// One kind both allowed and failing.
     #[error("--allow {0} and --fail-on-kind {0} contradict each other")]
     AllowedAndFailing(String),
+    /// A subcommand other than `analyze` given where a run is configured.
+    #[error("not an analyze command")]
+    NotAnalyze,
+    /// `--junit` and `--sarif` name one file.
+    #[error("--junit and --sarif name the same file, {0}")]
+    SameReportFile(String),
     /// A malformed `--max-latency`.
     #[error("--max-latency {0}")]
     Budget(String),

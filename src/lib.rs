@@ -10,13 +10,14 @@
 //! Each stage is a module (`record` holds the records). [`cli`] parses the command line
 //! into a validated [`config::RunConfig`]; [`pipeline`] runs it through
 //! the stages (the one path the binary, benches, fuzz targets and tests
-//! take).
+//! take). [`diff`] compares two runs (`mcp-audit diff`).
 #![deny(missing_docs)]
 
 pub mod analyze;
 pub mod cli;
 pub mod config;
 pub mod diag;
+pub mod diff;
 pub mod ingest;
 pub mod mem;
 pub mod pipeline;

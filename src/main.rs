@@ -15,9 +15,12 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let result = mcp_audit::cli::config(cli)
-        .map_err(anyhow::Error::from)
-        .and_then(|config| mcp_audit::pipeline::run(&config));
+    let result = match &cli.command {
+        mcp_audit::cli::Command::Diff(args) => mcp_audit::cli::diff(args),
+        mcp_audit::cli::Command::Analyze(_) => mcp_audit::cli::config(cli)
+            .map_err(anyhow::Error::from)
+            .and_then(|config| mcp_audit::pipeline::run(&config)),
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

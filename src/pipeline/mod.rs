@@ -55,6 +55,7 @@ impl Run {
 pub fn run(config: &RunConfig) -> Result<u8> {
     start_workers(config.threads);
     let (specs, skipped) = expand(config)?;
+    outputs::check_ci_targets(config, &specs)?;
     let progress = progress_for(config, &specs);
     let reading = Reading {
         format: config.format,

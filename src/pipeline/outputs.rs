@@ -32,6 +32,66 @@ fn create(dir: &Path, name: &str) -> Result<std::io::BufWriter<std::fs::File>> {
     ))
 }
 
+/// The files `--out` writes (a `--junit` or `--sarif` among them would be
+/// overwritten by the other).
+const OUT_FILES: &[&str] = &[
+    "summary.json",
+    "findings.csv",
+    "pairs.csv",
+    "batches.csv",
+    "latency.csv",
+    "findings.parquet",
+    "pairs.parquet",
+    "batches.parquet",
+    "latency.parquet",
+    "sessions.parquet",
+    "report.html",
+];
+
+/// Refuses, before anything is read or written, a `--junit` or `--sarif`
+/// file that is one of the run's inputs or one of the files `--out` writes
+/// (the capture or the summary would be overwritten).
+pub(super) fn check_ci_targets(
+    config: &crate::config::RunConfig,
+    specs: &[source::InputSpec],
+) -> Result<()> {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    let inputs: Vec<PathBuf> = specs
+        .iter()
+        .flat_map(|s| match &s.kind {
+            source::InputKind::File(p) => vec![p.clone()],
+            source::InputKind::Pair { c2s, s2c, .. } => vec![c2s.clone(), s2c.clone()],
+            _ => vec![],
+        })
+        .filter_map(|p| canon(&p))
+        .collect();
+    let out = config.out.as_deref().and_then(canon);
+    for (flag, target) in [("--junit", &config.junit), ("--sarif", &config.sarif)] {
+        let Some(t) = target else { continue };
+        if let Some(c) = canon(t)
+            && inputs.contains(&c)
+        {
+            bail!(
+                "{flag} {}: that file is an input of this run; refusing to overwrite it",
+                t.display()
+            );
+        }
+        let parent = t.parent().filter(|p| !p.as_os_str().is_empty());
+        let in_out = match &out {
+            Some(o) => parent.and_then(canon).as_ref() == Some(o),
+            None => parent.is_some() && parent == config.out.as_deref(),
+        };
+        let name = t.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if in_out && OUT_FILES.contains(&name) {
+            bail!(
+                "{flag} {}: --out writes that file; name another",
+                t.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Writes `--junit` and `--sarif` files (parent folders made as needed).
 pub(super) fn write_ci(config: &crate::config::RunConfig, rep: &Report<'_>) -> Result<()> {
     let write = |path: &Path, r: &dyn Render| -> Result<()> {

@@ -5,7 +5,8 @@
 //! (`--fail-on`, `--fail-on-kind`, `--allow`: [`Policy::fails`]), and lists
 //! its findings with file and place, the others go to its `<system-out>`.
 //! The gates (`--max-latency` and the others) are a last suite, `gates`,
-//! one test case each. Every captured string is escaped, control
+//! one test case each; inputs that could not be read (the run exits 2)
+//! are a suite `inputs`, an `<error>` each. Every captured string is escaped, control
 //! characters shown as escapes (XML 1.0 cannot hold most of them).
 
 use std::collections::BTreeMap;
@@ -101,11 +102,16 @@ impl Render for Junit<'_> {
         };
         let total_fail: usize =
             found.iter().map(failing).sum::<usize>() + r.gates.iter().filter(|g| !g.passed).count();
-        let total = suites.len() * kinds + r.gates.len();
+        let broken_n = r
+            .inputs
+            .iter()
+            .filter(|i| i.errors.iter().any(|d| d.fatal))
+            .count();
+        let total = suites.len() * kinds + r.gates.len() + broken_n;
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
         writeln!(
             out,
-            r#"<testsuites name="mcp-audit" tests="{total}" failures="{total_fail}" errors="0">"#
+            r#"<testsuites name="mcp-audit" tests="{total}" failures="{total_fail}" errors="{broken_n}">"#
         )?;
         for ((name, file), by) in suites.iter().zip(&found) {
             writeln!(
@@ -168,6 +174,40 @@ impl Render for Junit<'_> {
                     writeln!(out, "      <system-out>{}</system-out>", esc(&body))?;
                 }
                 writeln!(out, "    </testcase>")?;
+            }
+            writeln!(out, "  </testsuite>")?;
+        }
+        // Inputs that could not be read (the run exits 2): errors, so a CI
+        // page never shows green for a run that analysed nothing.
+        let broken: Vec<(&str, String)> = r
+            .inputs
+            .iter()
+            .filter_map(|i| {
+                let lines: Vec<String> = i
+                    .errors
+                    .iter()
+                    .filter(|d| d.fatal)
+                    .map(|d| escape_controls(&d.to_string()).into_owned())
+                    .collect();
+                (!lines.is_empty()).then(|| (i.file.as_str(), lines.join("\n")))
+            })
+            .collect();
+        if !broken.is_empty() {
+            writeln!(
+                out,
+                r#"  <testsuite name="inputs" tests="{n}" failures="0" errors="{n}" skipped="0">"#,
+                n = broken.len()
+            )?;
+            for (file, lines) in &broken {
+                let first = lines.lines().next().unwrap_or("");
+                writeln!(
+                    out,
+                    r#"    <testcase classname="inputs" name="{}" file="{}"><error type="unreadable_input" message="{}">{}</error></testcase>"#,
+                    x(file),
+                    x(file),
+                    x(first),
+                    esc(lines)
+                )?;
             }
             writeln!(out, "  </testsuite>")?;
         }

@@ -6,9 +6,14 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+/// Controls, bidi overrides, and Unicode noncharacters (U+FDD0–U+FDEF and
+/// U+xFFFE/U+xFFFF of every plane: XML 1.0 forbids U+FFFE and U+FFFF, so a
+/// JUnit file holding one raw is not well-formed).
 fn is_hostile(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{fdd0}'..='\u{fdef}')
+        || (c as u32) & 0xfffe == 0xfffe
 }
 
 /// Escapes control and bidi characters of an untrusted string
@@ -51,5 +56,9 @@ mod tests {
         assert_eq!(sanitize("abcdef", 3), "abc…");
         assert!(matches!(escape_controls("plain"), Cow::Borrowed("plain")));
         assert_eq!(escape_controls("x\x07"), "x\\u{7}");
+        assert_eq!(
+            escape_controls("a\u{ffff}\u{fffe}\u{10ffff}"),
+            "a\\u{ffff}\\u{fffe}\\u{10ffff}"
+        );
     }
 }

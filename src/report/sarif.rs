@@ -5,7 +5,8 @@
 //! location (line and SSE event where known) and a HAR entry as a logical
 //! location (`log.entries[N]`). Redacted like every output: the analysis
 //! it renders is. Levels: error → `error`, warning → `warning`, info →
-//! `note`.
+//! `note`. Inputs that could not be read make the invocation
+//! `executionSuccessful: false`, each problem a tool execution notification.
 
 use std::io::{self, Write};
 
@@ -118,6 +119,20 @@ pub fn document(r: &Report<'_>) -> Value {
             })
         })
         .collect();
+    // Inputs that could not be read (the run exits 2): the invocation did
+    // not succeed, each problem a notification naming its file.
+    let notes: Vec<Value> = r
+        .inputs
+        .iter()
+        .flat_map(|i| i.errors.iter().filter(|d| d.fatal).map(move |d| (i, d)))
+        .map(|(i, d)| {
+            json!({
+                "level": "error",
+                "message": {"text": escape_controls(&d.to_string())},
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&i.file)}}}],
+            })
+        })
+        .collect();
     json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -127,6 +142,10 @@ pub fn document(r: &Report<'_>) -> Value {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
+            "invocations": [{
+                "executionSuccessful": notes.is_empty(),
+                "toolExecutionNotifications": notes,
+            }],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],

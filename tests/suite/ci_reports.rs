@@ -197,3 +197,68 @@ fn stdio_findings_have_lines() {
     ];
     assert_eq!(got, want.map(|(k, n)| (k.to_string(), n)).to_vec());
 }
+
+/// Fresh-user reports: a noncharacter in a method kept the JUnit file from
+/// parsing; an unreadable input gave a green JUnit and a clean SARIF; a
+/// `--junit` naming the capture overwrote it.
+#[test]
+fn hostile_and_broken_inputs() {
+    if !has_python("hostile_and_broken_inputs", &["junitparser"], "junitparser") {
+        return;
+    }
+    let dir = out_dir("ci_hostile");
+    let cap = dir.join("ffff.ndjson");
+    std::fs::write(
+        &cap,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\\uffff]]><&\"}\n",
+    )
+    .expect("write");
+    let missing = dir.join("missing.log");
+    let (j, s) = (dir.join("r.xml"), dir.join("r.sarif"));
+    let o = mcp_audit(&[
+        &cap.display().to_string(),
+        &missing.display().to_string(),
+        "--junit",
+        &j.display().to_string(),
+        "--sarif",
+        &s.display().to_string(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "an input could not be read");
+    let read = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, junitparser; x = junitparser.JUnitXml.fromfile(sys.argv[1]); \
+             print(x.errors, [s.name for s in x][-1], [c.name for s in x for c in s if s.name == 'inputs'])",
+        ])
+        .arg(&j)
+        .output()
+        .expect("python3");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&read.stdout).trim(),
+        format!("1 inputs ['{}']", missing.display())
+    );
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&s).expect("sarif")).expect("json");
+    let inv = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(inv["executionSuccessful"], false);
+    assert_eq!(
+        inv["toolExecutionNotifications"][0]["message"]["text"],
+        format!("{}: no such file or directory", missing.display())
+    );
+    // The capture named as --junit is refused, and left as it was.
+    let before = std::fs::read(&cap).expect("read");
+    let c = cap.display().to_string();
+    let o = mcp_audit(&[&c, "--junit", &c, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("that file is an input of this run; refusing to overwrite it")
+    );
+    assert_eq!(std::fs::read(&cap).expect("read"), before);
+}

@@ -14,6 +14,7 @@ mod blocks;
 mod cases;
 mod ci_reports;
 mod determinism;
+mod diff;
 mod gaps;
 mod gates;
 mod generated;

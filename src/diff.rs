@@ -1,0 +1,401 @@
+//! `mcp-audit diff OLD NEW`: what changed between two runs, for a nightly
+//! job that fails on a regression rather than on old noise. OLD and NEW
+//! are `--out` folders (their `summary.json` and, when there,
+//! `latency.csv`) or `summary.json` files. Compared: findings per kind
+//! (new kinds, counts up or down), sessions and inputs added or gone, and
+//! latency p50/p99 per method (the whole run as `*`; per method only where
+//! both sides have a `latency.csv`). A regression, which makes the exit
+//! code 1, is a warning or error kind whose count went up, or a p99 that
+//! grew by more than `--p99-regression` (default 20 %).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::analyze::{FindingKind, Severity};
+
+/// What one side of a diff holds.
+#[derive(Debug, Default)]
+pub struct Side {
+    /// Findings per kind (every kind `findings_by_kind` names).
+    pub kinds: BTreeMap<String, u64>,
+    /// Session names (with their file, `file: name`).
+    pub sessions: BTreeSet<String>,
+    /// Input files.
+    pub inputs: BTreeSet<String>,
+    /// Latency (p50, p99) in ms per method, `*` for the whole run.
+    pub latency: BTreeMap<String, (f64, f64)>,
+}
+
+/// Reads a side: a folder with `summary.json` (and `latency.csv`), or a
+/// `summary.json` file.
+///
+/// # Errors
+/// The file cannot be read or is not a summary.json of schema version 1.
+pub fn read_side(path: &Path) -> Result<Side> {
+    let (summary, csv): (PathBuf, Option<PathBuf>) = if path.is_dir() {
+        (path.join("summary.json"), Some(path.join("latency.csv")))
+    } else {
+        (path.to_path_buf(), None)
+    };
+    let text = std::fs::read_to_string(&summary)
+        .with_context(|| format!("reading {}", summary.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", summary.display()))?;
+    if v["schema_version"] != 1 {
+        bail!(
+            "{}: not an mcp-audit summary.json (schema_version 1)",
+            summary.display()
+        );
+    }
+    let mut side = Side::default();
+    if let Some(m) = v["findings_by_kind"].as_object() {
+        for (k, n) in m {
+            side.kinds.insert(k.clone(), n.as_u64().unwrap_or(0));
+        }
+    }
+    for s in v["sessions"].as_array().into_iter().flatten() {
+        let name = s["name"].as_str().unwrap_or("");
+        let file = s["file"].as_str().unwrap_or("");
+        side.sessions.insert(if name == file {
+            name.to_string()
+        } else {
+            format!("{file}: {name}")
+        });
+    }
+    for i in v["inputs"].as_array().into_iter().flatten() {
+        if let Some(f) = i["file"].as_str() {
+            side.inputs.insert(f.to_string());
+        }
+    }
+    let l = &v["latency_ms"];
+    if let (Some(p50), Some(p99)) = (l["p50"].as_f64(), l["p99"].as_f64()) {
+        side.latency.insert("*".into(), (p50, p99));
+    }
+    if let Some(csv) = csv.filter(|c| c.exists()) {
+        let text =
+            std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
+        read_latency_csv(&text, &mut side.latency)
+            .with_context(|| format!("{}: not an mcp-audit latency.csv", csv.display()))?;
+    }
+    Ok(side)
+}
+
+/// The `dimension=method` rows of `latency.csv` (methods never hold a
+/// comma or quote there: the table escapes nothing else it needs).
+fn read_latency_csv(text: &str, out: &mut BTreeMap<String, (f64, f64)>) -> Result<()> {
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name);
+    let (Some(dim), Some(method), Some(p50), Some(p99)) = (
+        col("dimension"),
+        col("method"),
+        col("p50_ms"),
+        col("p99_ms"),
+    ) else {
+        bail!("no dimension, method, p50_ms, p99_ms columns");
+    };
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells.get(dim) != Some(&"method") || cells.len() != head.len() {
+            continue;
+        }
+        if let (Ok(a), Ok(b)) = (cells[p50].parse(), cells[p99].parse()) {
+            out.insert(cells[method].trim_matches('"').to_string(), (a, b));
+        }
+    }
+    Ok(())
+}
+
+/// One kind whose count changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindChange {
+    /// The kind.
+    pub kind: String,
+    /// Its catalogue severity (`unknown` for a name this build does not know).
+    pub severity: &'static str,
+    /// Count in OLD.
+    pub old: u64,
+    /// Count in NEW.
+    pub new: u64,
+    /// A warning or error kind that went up.
+    pub regression: bool,
+}
+
+/// One method whose latency changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyChange {
+    /// The method (`*` the whole run).
+    pub method: String,
+    /// OLD p50, p99 (ms).
+    pub old: (f64, f64),
+    /// NEW p50, p99 (ms).
+    pub new: (f64, f64),
+    /// p99 change, percent of OLD's.
+    pub p99_change_pct: f64,
+    /// Beyond the threshold.
+    pub regression: bool,
+}
+
+/// The diff (`--json` output).
+#[derive(Debug, Clone, Serialize)]
+pub struct Diff {
+    /// Kinds whose count changed, catalogue order by name.
+    pub kinds: Vec<KindChange>,
+    /// Sessions in NEW only.
+    pub sessions_added: Vec<String>,
+    /// Sessions in OLD only.
+    pub sessions_gone: Vec<String>,
+    /// Inputs in NEW only.
+    pub inputs_added: Vec<String>,
+    /// Inputs in OLD only.
+    pub inputs_gone: Vec<String>,
+    /// Methods on both sides whose p50 or p99 changed.
+    pub latency: Vec<LatencyChange>,
+    /// The p99 threshold (percent).
+    pub p99_regression_pct: f64,
+    /// Whether anything above is a regression (exit 1).
+    pub regression: bool,
+}
+
+/// Compares two sides; `p99_pct` is the p99 growth (percent) that counts
+/// as a regression.
+pub fn compare(old: &Side, new: &Side, p99_pct: f64) -> Diff {
+    let names: BTreeSet<&String> = old.kinds.keys().chain(new.kinds.keys()).collect();
+    let kinds: Vec<KindChange> = names
+        .into_iter()
+        .filter_map(|k| {
+            let (o, n) = (
+                old.kinds.get(k).copied().unwrap_or(0),
+                new.kinds.get(k).copied().unwrap_or(0),
+            );
+            (o != n).then(|| {
+                let sev = FindingKind::ALL
+                    .iter()
+                    .find(|x| x.name() == k)
+                    .map(|x| x.severity());
+                KindChange {
+                    kind: k.clone(),
+                    severity: sev.map_or("unknown", Severity::as_str),
+                    old: o,
+                    new: n,
+                    regression: n > o && sev.is_none_or(|s| s >= Severity::Warning),
+                }
+            })
+        })
+        .collect();
+    let latency: Vec<LatencyChange> = old
+        .latency
+        .iter()
+        .filter_map(|(m, &o)| {
+            let &n = new.latency.get(m)?;
+            if o == n {
+                return None;
+            }
+            let pct = if o.1 > 0.0 {
+                (n.1 - o.1) / o.1 * 100.0
+            } else if n.1 > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            };
+            Some(LatencyChange {
+                method: m.clone(),
+                old: o,
+                new: n,
+                p99_change_pct: (pct * 10.0).round() / 10.0,
+                regression: pct > p99_pct,
+            })
+        })
+        .collect();
+    let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
+        a.difference(b).cloned().collect()
+    };
+    let regression = kinds.iter().any(|k| k.regression) || latency.iter().any(|l| l.regression);
+    Diff {
+        kinds,
+        sessions_added: only(&new.sessions, &old.sessions),
+        sessions_gone: only(&old.sessions, &new.sessions),
+        inputs_added: only(&new.inputs, &old.inputs),
+        inputs_gone: only(&old.inputs, &new.inputs),
+        latency,
+        p99_regression_pct: p99_pct,
+        regression,
+    }
+}
+
+/// The diff as text (`markdown`: a Markdown section to paste into a pull
+/// request). Captured strings are shown with control characters escaped.
+pub fn text(d: &Diff, markdown: bool) -> String {
+    let esc = |s: &str| crate::report::sanitize::escape_controls(s).into_owned();
+    let cell = |s: &str| esc(s).replace('|', "\\|");
+    let mut o = String::new();
+    let verdict = if d.regression {
+        "REGRESSION"
+    } else {
+        "no regression"
+    };
+    if markdown {
+        let _ = writeln!(o, "## mcp-audit diff: {verdict}\n");
+    } else {
+        let _ = writeln!(o, "mcp-audit diff: {verdict}");
+    }
+    if d.kinds.is_empty() {
+        let _ = writeln!(o, "findings: no kind changed");
+    } else if markdown {
+        let _ = writeln!(
+            o,
+            "| kind | severity | old | new | |\n|---|---|---:|---:|---|"
+        );
+        for k in &d.kinds {
+            let mark = if k.regression { "regression" } else { "" };
+            let _ = writeln!(
+                o,
+                "| `{}` | {} | {} | {} | {mark} |",
+                k.kind, k.severity, k.old, k.new
+            );
+        }
+        o.push('\n');
+    } else {
+        let _ = writeln!(o, "findings:");
+        for k in &d.kinds {
+            let mark = if k.regression { "  REGRESSION" } else { "" };
+            let _ = writeln!(
+                o,
+                "  {:<36} {:<7} {} -> {}{mark}",
+                k.kind, k.severity, k.old, k.new
+            );
+        }
+    }
+    if !d.latency.is_empty() {
+        if markdown {
+            let _ = writeln!(
+                o,
+                "| method | p50 ms old → new | p99 ms old → new | p99 change | |\n|---|---:|---:|---:|---|"
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "latency (p99 regression beyond {}%):",
+                d.p99_regression_pct
+            );
+        }
+        for l in &d.latency {
+            let mark = if l.regression { "regression" } else { "" };
+            if markdown {
+                let _ = writeln!(
+                    o,
+                    "| `{}` | {} → {} | {} → {} | {:+}% | {mark} |",
+                    cell(&l.method),
+                    l.old.0,
+                    l.new.0,
+                    l.old.1,
+                    l.new.1,
+                    l.p99_change_pct
+                );
+            } else {
+                let _ = writeln!(
+                    o,
+                    "  {:<28} p50 {} -> {} ms, p99 {} -> {} ms ({:+}%){}",
+                    esc(&l.method),
+                    l.old.0,
+                    l.new.0,
+                    l.old.1,
+                    l.new.1,
+                    l.p99_change_pct,
+                    if l.regression { "  REGRESSION" } else { "" }
+                );
+            }
+        }
+        if markdown {
+            o.push('\n');
+        }
+    }
+    for (label, list) in [
+        ("inputs added", &d.inputs_added),
+        ("inputs gone", &d.inputs_gone),
+        ("sessions added", &d.sessions_added),
+        ("sessions gone", &d.sessions_gone),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = list.iter().take(10).map(|s| esc(s)).collect();
+        let more = if list.len() > 10 {
+            format!(" … and {} more", list.len() - 10)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "{label} ({}): {}{more}", list.len(), shown.join(", "));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(kinds: &[(&str, u64)], lat: &[(&str, f64, f64)], sessions: &[&str]) -> Side {
+        Side {
+            kinds: kinds.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            sessions: sessions.iter().map(|s| s.to_string()).collect(),
+            inputs: BTreeSet::new(),
+            latency: lat
+                .iter()
+                .map(|(m, a, b)| (m.to_string(), (*a, *b)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn regressions_are_warning_kinds_up_and_p99_growth() {
+        let old = side(
+            &[
+                ("duplicate_id", 1),
+                ("cancelled_request", 0),
+                ("slow_tail", 2),
+            ],
+            &[("tools/call", 10.0, 100.0), ("ping", 1.0, 2.0)],
+            &["a", "b"],
+        );
+        let new = side(
+            &[
+                ("duplicate_id", 0),
+                ("cancelled_request", 5),
+                ("slow_tail", 3),
+            ],
+            &[("tools/call", 10.0, 119.0), ("ping", 1.0, 3.0)],
+            &["b", "c"],
+        );
+        let d = compare(&old, &new, 20.0);
+        assert_eq!(
+            d.kinds
+                .iter()
+                .map(|k| (k.kind.as_str(), k.old, k.new, k.regression))
+                .collect::<Vec<_>>(),
+            [
+                ("cancelled_request", 0, 5, false),
+                ("duplicate_id", 1, 0, false),
+                ("slow_tail", 2, 3, true)
+            ]
+        );
+        assert_eq!(
+            d.latency
+                .iter()
+                .map(|l| (l.method.as_str(), l.p99_change_pct, l.regression))
+                .collect::<Vec<_>>(),
+            [("ping", 50.0, true), ("tools/call", 19.0, false)]
+        );
+        assert_eq!(
+            (d.sessions_added, d.sessions_gone),
+            (vec!["c".to_string()], vec!["a".to_string()])
+        );
+        assert!(d.regression);
+        let calm = compare(&old, &old, 20.0);
+        assert!(!calm.regression && calm.kinds.is_empty() && calm.latency.is_empty());
+    }
+}

@@ -1,0 +1,135 @@
+//! `mcp-audit diff` over two real runs' `--out` folders: the TypeScript
+//! SDK's raw-batches HAR (16 findings: tests/suite/gates.rs lists them)
+//! and the b04 stdio case (missing_response 2, duplicate_response 1,
+//! unknown_id_response 1; no timestamps, so no latency).
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::{mcp_audit_ok, out_dir, root};
+
+fn run_into(name: &str, capture: &str) -> String {
+    let dir = out_dir(name);
+    let cap = root().join(capture).display().to_string();
+    mcp_audit_ok(&[&cap, "--out", &dir.display().to_string(), "-q"]);
+    dir.display().to_string()
+}
+
+fn diff(args: &[&str]) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .arg("diff")
+        .args(args)
+        .output()
+        .expect("run mcp-audit diff");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn diff_of_two_runs() {
+    let har = "tests/data/real/har_ts-streamable-sse__raw-batches.har";
+    let log = "tests/data/cases/b04_server_answers_every_request_with_id_zero.log";
+    let old = run_into("diff_old", har);
+    let again = run_into("diff_again", har);
+    let new = run_into("diff_new", log);
+
+    // The same capture twice: nothing changed, exit 0.
+    let (code, out) = diff(&[&old, &again]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out,
+        "mcp-audit diff: no regression\nfindings: no kind changed\n"
+    );
+
+    let (code, out) = diff(&[&old, &new, "--json"]);
+    assert_eq!(code, Some(1), "duplicate_response went from 0 to 1");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let changes: Vec<(&str, u64, u64, bool)> = v["kinds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|k| {
+            (
+                k["kind"].as_str().unwrap_or(""),
+                k["old"].as_u64().unwrap_or(99),
+                k["new"].as_u64().unwrap_or(99),
+                k["regression"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("duplicate_id", 1, 0, false),
+            ("duplicate_response", 0, 1, true),
+            ("empty_batch", 1, 0, false),
+            ("empty_batch_not_rejected", 1, 0, false),
+            ("invalid_request", 1, 0, false),
+            ("neither_result_nor_error", 1, 0, false),
+            ("null_id_error", 2, 0, false),
+            ("out_of_order_batch", 3, 0, false),
+            ("response_count_mismatch", 2, 0, false),
+            ("stream_closed_before_response", 1, 0, false),
+        ]
+    );
+    let (h, l) = (root().join(har), root().join(log));
+    assert_eq!(v["inputs_added"], json!([l.display().to_string()]));
+    assert_eq!(v["inputs_gone"], json!([h.display().to_string()]));
+    assert_eq!(
+        v["sessions_gone"],
+        json!([format!(
+            "{}: fb0b5df5-3256-4083-a965-a3c9625f5b7c",
+            h.display()
+        )])
+    );
+    assert_eq!(v["latency"], json!([]), "b04 has no times");
+
+    // summary.json files, and the Markdown table.
+    let (code, md) = diff(&[
+        &format!("{new}/summary.json"),
+        &format!("{old}/summary.json"),
+        "--markdown",
+    ]);
+    assert_eq!(code, Some(1), "the HAR's errors are new against b04");
+    assert!(
+        md.starts_with("## mcp-audit diff: REGRESSION\n\n| kind | severity | old | new | |\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `duplicate_id` | error | 0 | 1 | regression |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `duplicate_response` | error | 1 | 0 |  |"),
+        "{md}"
+    );
+
+    // A latency regression: OLD's tools/call p99 is 253.058 ms; a NEW whose
+    // latency.csv says 400 ms is +58.1 %.
+    let slow = out_dir("diff_slow");
+    for f in ["summary.json", "latency.csv"] {
+        std::fs::copy(format!("{old}/{f}"), slow.join(f)).expect("copy");
+    }
+    let csv = std::fs::read_to_string(slow.join("latency.csv")).expect("csv");
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with("method,tools/call,"))
+        .expect("tools/call row")
+        .to_string();
+    let edited = line.replace("253.058", "400");
+    std::fs::write(slow.join("latency.csv"), csv.replace(&line, &edited)).expect("write");
+    let (code, out) = diff(&[&old, &slow.display().to_string()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("tools/call") && out.contains("p99 253.058 -> 400 ms (+58.1%)  REGRESSION"),
+        "{out}"
+    );
+    let (code, _) = diff(&[&old, &slow.display().to_string(), "--p99-regression", "60%"]);
+    assert_eq!(code, Some(0), "within 60 %");
+
+    let (code, _) = diff(&[&old, "/nonexistent/summary.json"]);
+    assert_eq!(code, Some(2));
+}
