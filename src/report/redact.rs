@@ -403,9 +403,11 @@ fn redact_in_place(s: &mut String) {
 }
 
 /// Redacts a string id that holds a credential (a client that uses a
-/// bearer token or a JWT as its request id): ids reach every output.
+/// bearer token or a JWT as its request id), and an object or array id's
+/// JSON text (`{"password": …}` as an id): ids reach every output.
 fn id(id: &mut crate::record::Id) {
-    if let crate::record::Id::Str(s) = id
+    use crate::record::Id;
+    if let Id::Str(s) | Id::Other(s) = id
         && let Cow::Owned(r) = redact(s)
     {
         *s = r.into();
@@ -477,6 +479,15 @@ mod tests {
         let out = redact(s).into_owned();
         assert_eq!(redact(&out), out, "redaction is idempotent");
         out
+    }
+
+    #[test]
+    fn object_ids_are_redacted() {
+        let mut i = crate::record::Id::from_raw(r#"{"password":"SECRETLEAK4"}"#);
+        id(&mut i);
+        let text = i.json_text();
+        assert!(!text.contains("SECRETLEAK4"), "{text}");
+        assert!(i.to_json().is_object(), "still JSON: {text}");
     }
 
     #[test]

@@ -262,3 +262,46 @@ fn hostile_and_broken_inputs() {
     );
     assert_eq!(std::fs::read(&cap).expect("read"), before);
 }
+
+/// Fresh-user report: a credential inside an object id reached every
+/// output. The id is redacted wherever it is shown.
+#[test]
+fn object_id_secrets_are_redacted_everywhere() {
+    let dir = out_dir("ci_object_id");
+    let cap = dir.join("leak.log");
+    std::fs::write(
+        &cap,
+        "> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\
+         < {\"jsonrpc\":\"2.0\",\"id\":{\"password\":\"SECRETLEAK4\"},\"result\":{}}\n",
+    )
+    .expect("write");
+    let out = dir.join("out");
+    let (j, s) = (dir.join("r.xml"), dir.join("r.sarif"));
+    let o = mcp_audit(&[
+        &cap.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--junit",
+        &j.display().to_string(),
+        "--sarif",
+        &s.display().to_string(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["findings"][1]["kind"], "invalid_request");
+    assert!(v["findings"][1]["id"].is_object());
+    let mut files = vec![j, s];
+    for e in std::fs::read_dir(&out).expect("out") {
+        files.push(e.expect("entry").path());
+    }
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("SECRETLEAK4"));
+    for f in files {
+        let bytes = std::fs::read(&f).expect("read");
+        assert!(
+            !bytes.windows(11).any(|w| w == b"SECRETLEAK4"),
+            "{} holds the secret",
+            f.display()
+        );
+    }
+}
