@@ -258,6 +258,15 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         .map(|t| LatencyBudget::parse(t, parse_duration_us))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError::Budget)?;
+    let mut budgets_seen = Vec::new();
+    let budgets: Vec<LatencyBudget> = budgets
+        .into_iter()
+        .filter(|b| {
+            let new = !budgets_seen.contains(b);
+            budgets_seen.push(b.clone());
+            new
+        })
+        .collect();
     let stdout = if args.quiet {
         Stdout::Quiet
     } else if args.json {
@@ -315,8 +324,13 @@ fn policy_arg(args: &AnalyzeArgs) -> Result<Policy, UsageError> {
             })
             .collect::<Result<Vec<_>, _>>()
     };
-    let fail_on_kind = kinds("--fail-on-kind", &args.fail_on_kind)?;
-    let allow = kinds("--allow", &args.allow)?;
+    let mut fail_on_kind = kinds("--fail-on-kind", &args.fail_on_kind)?;
+    let mut allow = kinds("--allow", &args.allow)?;
+    // A kind named twice is one gate.
+    for list in [&mut fail_on_kind, &mut allow] {
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|k| seen.insert(*k));
+    }
     if let Some(k) = allow.iter().find(|k| fail_on_kind.contains(k)) {
         return Err(UsageError::AllowedAndFailing(k.name().to_string()));
     }
@@ -461,8 +475,12 @@ mod tests {
             "late_response",
             "--allow",
             "slow_tail",
+            "--allow",
+            "slow_tail",
             "--max-latency",
             "*:p99=2s",
+            "--max-latency",
+            "*:p99=2000ms",
             "--fail-on",
             "warning",
         ])

@@ -1,6 +1,7 @@
 //! `--junit FILE`: the findings as JUnit XML, for CI pages. One
 //! `<testsuite>` per session (per input with `--per-input`), one
-//! `<testcase>` per finding kind of the catalogue in each; a test case
+//! `<testcase>` per finding kind of the catalogue in each (a session suite
+//! is named `FILE: SESSION` unless the session is named after its file); a test case
 //! fails (`<failure>`) when a finding of its kind fails the run
 //! (`--fail-on`, `--fail-on-kind`, `--allow`: [`Policy::fails`]), and lists
 //! its findings with file and place, the others go to its `<system-out>`.
@@ -48,6 +49,17 @@ pub fn place(r: &Report<'_>, f: &Finding) -> String {
     s
 }
 
+/// A session's suite name: the session, prefixed by its file when the
+/// session is not named after it (HAR sessions of two files may share a
+/// name, and CI pages merge suites of one name).
+fn suite_name(session: &str, file: &str) -> String {
+    if session == file {
+        session.to_string()
+    } else {
+        format!("{file}: {session}")
+    }
+}
+
 fn x(s: &str) -> String {
     esc(&escape_controls(s)).into_owned()
 }
@@ -71,7 +83,10 @@ impl Render for Junit<'_> {
         } else {
             for s in &r.sessions {
                 index.insert((s.name.clone(), s.input), suites.len());
-                suites.push((s.name.clone(), r.file(s.input).to_string()));
+                suites.push((
+                    suite_name(&s.name, r.file(s.input)),
+                    r.file(s.input).to_string(),
+                ));
             }
         }
         let mut found: Vec<BTreeMap<FindingKind, Vec<&Finding>>> =
@@ -87,7 +102,10 @@ impl Render for Junit<'_> {
                 None => {
                     // A finding of a session without a summary row: its own suite.
                     index.insert(key, suites.len());
-                    suites.push((f.session.clone(), r.file(f.input).to_string()));
+                    suites.push((
+                        suite_name(&f.session, r.file(f.input)),
+                        r.file(f.input).to_string(),
+                    ));
                     found.push(BTreeMap::new());
                     suites.len() - 1
                 }

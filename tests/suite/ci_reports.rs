@@ -79,7 +79,15 @@ fn har_findings_as_junit_and_sarif() {
     assert_eq!(j["tests"], json!(kinds + 2));
     assert_eq!(j["failures"], json!(9));
     let session = &j["suites"][0];
-    assert_eq!(session["name"], "fb0b5df5-3256-4083-a965-a3c9625f5b7c");
+    assert_eq!(
+        session["name"],
+        format!(
+            "{}: fb0b5df5-3256-4083-a965-a3c9625f5b7c",
+            root()
+                .join("tests/data/real/har_ts-streamable-sse__raw-batches.har")
+                .display()
+        )
+    );
     assert_eq!(session["tests"], json!(kinds));
     assert_eq!(
         failed_cases(session),
