@@ -313,14 +313,10 @@ fn policy_arg(args: &AnalyzeArgs) -> Result<Policy, UsageError> {
         names
             .iter()
             .map(|n| {
-                FindingKind::ALL
-                    .iter()
-                    .copied()
-                    .find(|k| k.name() == n.trim())
-                    .ok_or_else(|| UsageError::UnknownKind {
-                        flag,
-                        name: n.clone(),
-                    })
+                FindingKind::from_name(n.trim()).ok_or_else(|| UsageError::UnknownKind {
+                    flag,
+                    name: n.clone(),
+                })
             })
             .collect::<Result<Vec<_>, _>>()
     };

@@ -174,10 +174,7 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64) -> Diff {
                 new.kinds.get(k).copied().unwrap_or(0),
             );
             (o != n).then(|| {
-                let sev = FindingKind::ALL
-                    .iter()
-                    .find(|x| x.name() == k)
-                    .map(|x| x.severity());
+                let sev = FindingKind::from_name(k).map(FindingKind::severity);
                 KindChange {
                     kind: k.clone(),
                     severity: sev.map_or("unknown", Severity::as_str),

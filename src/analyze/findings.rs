@@ -45,6 +45,10 @@ macro_rules! kinds {
             pub fn name(self) -> &'static str {
                 match self { $(FindingKind::$variant => $name),* }
             }
+            /// The kind of a fixed kind name, `None` for any other text.
+            pub fn from_name(name: &str) -> Option<FindingKind> {
+                match name { $($name => Some(FindingKind::$variant),)* _ => None }
+            }
             /// The catalogue severity.
             pub fn severity(self) -> Severity {
                 match self { $(FindingKind::$variant => Severity::$sev),* }
