@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
+use super::operations::{LISTEN, Operation, Tracker};
 use super::replies::{self, EmptyBatch, Replies, Sent};
 use super::{Config, PairStatus, Quantity};
 use crate::reconstruct::Session;
@@ -68,6 +69,8 @@ pub struct Req {
     pub evidence: (u64, u32),
     /// File id of the request's frame (`Provenance::file`).
     pub file: u32,
+    /// The operation it belongs to (`SessionResult::operations`), if any.
+    pub op: Option<u32>,
 }
 
 /// Progress of one request that named a `_meta.progressToken`
@@ -148,6 +151,7 @@ impl Req {
             loc: crate::record::Location::default(),
             evidence: (0, 0),
             file: 0,
+            op: None,
         }
     }
 }
@@ -279,6 +283,8 @@ pub struct SessionResult {
     /// Request index → its progress, for requests that named a
     /// `_meta.progressToken`.
     pub progress: HashMap<usize, RequestProgress>,
+    /// Requests linked into operations (MRTR rounds, tasks, listens).
+    pub operations: Vec<Operation>,
 }
 
 impl SessionResult {
@@ -344,14 +350,12 @@ pub struct Walker<'c> {
     /// end, when every request of the session has been read (a HAR places
     /// events only inside their body's window).
     odd_progress: Vec<(Direction, Id, Finding)>,
+    /// Links requests into operations (MRTR, tasks, listens).
+    ops: Tracker,
 }
 
 /// The only revision without sessions or initialize (FORMATS.md §2.6).
 const MODERN: &str = "2026-07-28";
-
-/// A long-lived request whose response ends a stream (2026-07-28,
-/// FORMATS.md §3.6): never missing while open, and no latency.
-const LISTEN: &str = "subscriptions/listen";
 
 /// HAR entry numbers for a detail: the first three, then how many more.
 fn entry_list(entries: &[u64]) -> String {
@@ -426,6 +430,7 @@ impl<'c> Walker<'c> {
             sending: Sent::Other,
             odd_progress: Vec::new(),
             dup_ids: [HashSet::new(), HashSet::new()],
+            ops: Tracker::default(),
         }
     }
 
@@ -448,6 +453,7 @@ impl<'c> Walker<'c> {
         self.out.batches.shrink_to_fit();
         self.out.findings.shrink_to_fit();
         self.out.progress.shrink_to_fit();
+        self.out.operations = std::mem::take(&mut self.ops).finish();
         self.out
     }
 }
@@ -918,11 +924,22 @@ impl Walker<'_> {
             // 2026-07-28 states its revision in every request's `_meta`.
             self.out.revision = Some(v.to_string());
         }
+        if d == Direction::C2s
+            && self.out.revision.is_none()
+            && m.kind == Kind::Request
+            && m.method.as_deref() == Some("initialize")
+            && let Some(v) = m.offered()
+        {
+            // Until its result is in the log, a session's revision is the
+            // one its `initialize` offered (the result's wins, rule 13).
+            self.out.revision = Some(v.to_string());
+        }
         if m.kind == Kind::Notification {
             self.out.counts.notifications += 1;
             if m.method.as_deref() == Some("notifications/progress") {
                 self.progress(f, d, m);
             }
+            self.ops.notification(m);
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
                 self.cancel(d, m);
             }
@@ -1055,6 +1072,12 @@ impl Walker<'_> {
             file: f.prov.file,
             ..Req::new(m.id.clone(), d)
         });
+        if let Some(c) = self.ops.request(ri, &mut self.out.requests[ri], m) {
+            let method = m.method.as_deref().map(str::to_string);
+            self.find(K::MrtrStateChanged, f, Some(d), FindingId::One(m.id.clone()), method, format!(
+                "retry {} of operation {} {} the response to {} (the client must echo the server's requestState unchanged, and send none where none was issued)",
+                m.id.json_text(), c.op, c.what, c.issued_by.json_text()));
+        }
         if let Some(tok) = m.progress_token() {
             self.progress_tokens.insert((d, tok.clone()), ri);
             self.out.progress.insert(
@@ -1608,6 +1631,7 @@ impl Walker<'_> {
                 t.linked.push(b);
             }
         }
+        self.ops.response(ri, &mut self.out.requests, m);
         if d == Direction::S2c
             && self.out.server.is_none()
             && let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info())

@@ -98,6 +98,7 @@ kinds! {
     ProgressAfterResponse => "progress_after_response", Warning, false;
     UnknownProgressToken => "unknown_progress_token", Warning, false;
     ProtocolVersionMismatch => "protocol_version_mismatch", Warning, false;
+    MrtrStateChanged => "mrtr_state_changed", Error, false;
 }
 
 /// The id a finding names: one id, or a batch's member ids (rule 8).

@@ -12,6 +12,7 @@ pub mod findings;
 pub mod gates;
 pub mod histogram;
 pub mod latency;
+pub mod operations;
 mod replies;
 pub mod tables;
 

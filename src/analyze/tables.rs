@@ -21,7 +21,7 @@ use crate::record::Micros;
 use crate::record::time::format_rfc3339;
 
 /// `pairs.csv`'s columns, in DESIGN.md's order (the pairs table has exactly these).
-pub const PAIRS_COLUMNS: [&str; 11] = [
+pub const PAIRS_COLUMNS: [&str; 12] = [
     "session",
     "direction",
     "id",
@@ -33,6 +33,7 @@ pub const PAIRS_COLUMNS: [&str; 11] = [
     "batch",
     "position_in_batch",
     "response_position",
+    "operation",
 ];
 
 /// The quantiles of the latency table: column name and permille (rule 10).
@@ -60,7 +61,14 @@ pub trait Names {
 pub const CHUNK_ROWS: usize = 65_536;
 
 /// The tables' names (file stems), in output order.
-pub const TABLES: [&str; 5] = ["findings", "pairs", "batches", "latency", "sessions"];
+pub const TABLES: [&str; 6] = [
+    "findings",
+    "pairs",
+    "batches",
+    "latency",
+    "sessions",
+    "operations",
+];
 
 /// The run's tables: `batches`, `latency` and `sessions` built whole (one
 /// row per batch, per quantile group, per session); `findings` and
@@ -79,6 +87,9 @@ pub struct Tables<'a> {
     pub latency: DataFrame,
     /// One row per session: who, counts, batch metrics, latency.
     pub sessions: DataFrame,
+    /// One row per operation (MRTR, task, listen): its requests, state and
+    /// times.
+    pub operations: DataFrame,
 }
 
 /// A table as frames, in row order (see [`Tables::frames`]).
@@ -107,6 +118,7 @@ impl<'a> Tables<'a> {
             "batches" => Box::new(std::iter::once(Ok(self.batches.clone()))),
             "latency" => Box::new(std::iter::once(Ok(self.latency.clone()))),
             "sessions" => Box::new(std::iter::once(Ok(self.sessions.clone()))),
+            "operations" => Box::new(std::iter::once(Ok(self.operations.clone()))),
             other => polars_bail!(ComputeError: "no table {other}"),
         })
     }
@@ -134,6 +146,7 @@ impl std::fmt::Debug for Tables<'_> {
             .field("batches", &self.batches)
             .field("latency", &self.latency)
             .field("sessions", &self.sessions)
+            .field("operations", &self.operations)
             .finish()
     }
 }
@@ -179,6 +192,7 @@ pub fn build<'a>(
     let batches = batches(a, names)?;
     let latency = latency(a, names)?;
     let sessions = sessions(summaries, names)?;
+    let operations = operations(a, names)?;
     // A frame starts every CHUNK_ROWS requests (one empty frame for none).
     let mut pair_starts = vec![(0, 0, 0)];
     let (mut rows, mut batch_base) = (0usize, 0usize);
@@ -202,6 +216,7 @@ pub fn build<'a>(
         batches,
         latency,
         sessions,
+        operations,
     })
 }
 
@@ -293,6 +308,7 @@ fn pairs(
     let mut batch = Vec::with_capacity(n);
     let mut position = Vec::with_capacity(n);
     let mut response_position = Vec::with_capacity(n);
+    let mut operation = text("operation");
     let mut batch_base = batch_base;
     let mut id_text = String::new();
     let mut rows = 0usize;
@@ -316,6 +332,10 @@ fn pairs(
             batch.push(q.batch.and_then(|(b, _)| int(batch_base + b as usize + 1)));
             position.push(q.batch.and_then(|(_, p)| int(p as usize)));
             response_position.push(q.response_position.and_then(|p| int(p as usize)));
+            operation.append_option(
+                q.op.and_then(|o| s.operations.get(o as usize))
+                    .map(|o| o.key()),
+            );
             rows += 1;
         }
         batch_base += s.batches.len();
@@ -334,6 +354,81 @@ fn pairs(
             int_col("batch", batch),
             int_col("position_in_batch", position),
             int_col("response_position", response_position),
+            operation.finish().into_column(),
+        ],
+    )
+}
+
+/// The operations table: one row per operation of every session
+/// (`analyze::operations`), in session order. `requests` counts its
+/// requests (MRTR rounds; a task's request and its `tasks/*` requests),
+/// `id` and `method` are its first request's; `total_ms` runs from its
+/// first request to the response that ended it, `server_ms` sums an MRTR
+/// operation's round latencies, `wait_ms` is the rest (the client's or a
+/// person's time); each is empty where the capture does not bound it.
+fn operations(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
+    let n: usize = a.sessions.iter().map(|s| s.operations.len()).sum();
+    let text = |name: &str| StringChunkedBuilder::new(name.into(), n);
+    let (mut session, mut key, mut kind, mut state) = (
+        text("session"),
+        text("operation"),
+        text("kind"),
+        text("state"),
+    );
+    let (mut id, mut method) = (text("id"), text("method"));
+    let mut requests = Vec::with_capacity(n);
+    let mut notifications = Vec::with_capacity(n);
+    let (mut start, mut end) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut total, mut server, mut wait) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let mut id_text = String::new();
+    for s in &a.sessions {
+        let name = names.text(&s.name);
+        for o in &s.operations {
+            session.append_value(&name);
+            key.append_value(o.key());
+            kind.append_value(o.kind.as_str());
+            state.append_value(o.state.as_str());
+            let first = o.requests.first().map(|&r| &s.requests[r as usize]);
+            id_text.clear();
+            if let Some(q) = first {
+                q.id.write_json_text(&mut id_text);
+            }
+            id.append_option(first.map(|_| names.text(&id_text)));
+            method.append_option(
+                first
+                    .and_then(|q| q.method.as_deref())
+                    .map(|m| names.text(m)),
+            );
+            requests.push(int(o.requests.len()));
+            notifications.push(int(o.notifications));
+            let t = o.times(&s.requests);
+            start.push(t.start);
+            end.push(t.end);
+            total.push(t.total.map(ms));
+            server.push(t.server.map(ms));
+            wait.push(t.wait.map(ms));
+        }
+    }
+    DataFrame::new(
+        n,
+        vec![
+            session.finish().into_column(),
+            key.finish().into_column(),
+            kind.finish().into_column(),
+            state.finish().into_column(),
+            id.finish().into_column(),
+            method.finish().into_column(),
+            int_col("requests", requests),
+            int_col("notifications", notifications),
+            time_col("start_time", start),
+            time_col("end_time", end),
+            float_col("total_ms", total),
+            float_col("server_ms", server),
+            float_col("wait_ms", wait),
         ],
     )
 }

@@ -40,11 +40,13 @@ const OUT_FILES: &[&str] = &[
     "pairs.csv",
     "batches.csv",
     "latency.csv",
+    "operations.csv",
     "findings.parquet",
     "pairs.parquet",
     "batches.parquet",
     "latency.parquet",
     "sessions.parquet",
+    "operations.parquet",
     "report.html",
 ];
 
@@ -161,7 +163,7 @@ fn write_tables(dir: &Path, rep: &Report<'_>) -> Result<()> {
         ..Default::default()
     };
     crate::mem::give_back();
-    for stem in ["findings", "pairs", "batches", "latency"] {
+    for stem in ["findings", "pairs", "batches", "latency", "operations"] {
         let name = format!("{stem}.csv");
         Csv(stem)
             .render(rep, &mut create(dir, &name)?, &opts)

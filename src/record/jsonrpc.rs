@@ -96,6 +96,77 @@ pub struct Extra {
     /// it is a capture gap naming this (DESIGN.md rule 12). Set by readers,
     /// never from the message text.
     pub capture_gap: Option<Box<str>>,
+    /// The members that link requests into one operation (MRTR rounds,
+    /// tasks, listens; FORMATS.md §3.6), when the message has any.
+    pub op: Option<OpFields>,
+}
+
+/// What links a message to an operation of several requests (FORMATS.md
+/// §3.6): MRTR rounds (2026-07-28 `basic/patterns/mrtr`), tasks (2025-11-25
+/// `basic/utilities/tasks`, the 2026-07-28 tasks extension) and
+/// `subscriptions/listen`. Strings that only need comparing are kept as
+/// hashes ([`text_hash`]): a `requestState` is opaque, often large, and may
+/// carry secrets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpFields {
+    /// Request: hash of `params.name` (`tools/call`, `prompts/get`) or
+    /// `params.uri` (`resources/read`), what a retry must name again.
+    pub target: Option<u64>,
+    /// Request: hash of the `params.requestState` it echoes. Response:
+    /// hash of the `result.requestState` it issues.
+    pub request_state: Option<u64>,
+    /// Request: `params.inputResponses` is present (an MRTR retry).
+    pub input_responses: bool,
+    /// Response: `result.resultType` (absent means `complete`).
+    pub result_type: Option<ResultType>,
+    /// Request: hash of `params.taskId` (`tasks/get`, `tasks/result`,
+    /// `tasks/cancel`, `tasks/update`). Response: hash of `result.taskId`
+    /// (2026-07-28 extension) or `result.task.taskId` (2025-11-25).
+    pub task: Option<u64>,
+    /// Response: the task's status when terminal (`completed`, `failed`,
+    /// `cancelled`: it never changes again); `None` while it works.
+    pub task_end: Option<TaskEnd>,
+    /// Notification: `params._meta["io.modelcontextprotocol/subscriptionId"]`,
+    /// the id of the listen it belongs to.
+    pub subscription: Option<Id>,
+}
+
+/// A task's terminal status (2025-11-25 `basic/utilities/tasks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskEnd {
+    /// `completed`.
+    Completed,
+    /// `failed`.
+    Failed,
+    /// `cancelled`.
+    Cancelled,
+}
+
+/// `result.resultType` (2026-07-28: every result has one, absent means
+/// `complete`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultType {
+    /// `complete`: the request is done.
+    Complete,
+    /// `input_required`: the client must retry with `inputResponses`
+    /// under a new id (MRTR).
+    InputRequired,
+    /// `task`: a task handle; the work goes on (tasks extension).
+    Task,
+    /// Another string.
+    Other,
+}
+
+/// A stable 64-bit hash of a JSON value's text (the same within a build),
+/// for comparing strings without keeping them.
+pub fn text_hash(raw: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match str_value(raw) {
+        Some(s) => s.as_ref().hash(&mut h),
+        None => raw.hash(&mut h),
+    }
+    h.finish()
 }
 
 impl Message {
@@ -128,6 +199,11 @@ impl Message {
     /// Whether the result is a task handle (see [`Extra::task_handle`]).
     pub fn task_handle(&self) -> bool {
         self.extra.as_ref().is_some_and(|e| e.task_handle)
+    }
+
+    /// Its operation members (see [`OpFields`]).
+    pub fn op(&self) -> Option<&OpFields> {
+        self.extra.as_ref()?.op.as_ref()
     }
 }
 
@@ -269,11 +345,21 @@ pub struct MessageMembers<'a> {
     result: Option<&'a str>,
     error: Option<&'a str>,
     /// The [`PARAMS`] members of `params`, when read in the same pass.
-    params_members: Option<[Option<&'a str>; 4]>,
+    params_members: Option<[Option<&'a str>; 9]>,
 }
 
 /// The `params` members the rules read (see [`params_fields`]).
-const PARAMS: [&str; 4] = ["requestId", "_meta", "protocolVersion", "progressToken"];
+const PARAMS: [&str; 9] = [
+    "requestId",
+    "_meta",
+    "protocolVersion",
+    "progressToken",
+    "name",
+    "uri",
+    "requestState",
+    "inputResponses",
+    "taskId",
+];
 
 impl<'a> MessageMembers<'a> {
     /// Reads the message object at `sk` in one pass (the members of
@@ -284,7 +370,7 @@ impl<'a> MessageMembers<'a> {
         let start = sk.mark();
         sk.members(|k, sk| {
             if k == "params" && sk.peek() == Some(b'{') {
-                let mut f = [None; 4];
+                let mut f = [None; 9];
                 let raw = sk.object_raw(|k, v| {
                     if let Some(i) = PARAMS.iter().position(|n| *n == k) {
                         f[i] = Some(v);
@@ -405,6 +491,25 @@ impl<'a> MessageMembers<'a> {
                 Some("notifications/progress") => fields.notified_token,
                 _ => fields.progress_token,
             };
+            let op = OpFields {
+                target: match msg.method.as_deref() {
+                    Some("tools/call" | "prompts/get") => fields.name,
+                    Some("resources/read") => fields.uri,
+                    _ => None,
+                },
+                request_state: fields.request_state,
+                input_responses: fields.input_responses,
+                task: fields.task.filter(|_| {
+                    msg.method
+                        .as_deref()
+                        .is_some_and(|m| m.starts_with("tasks/"))
+                }),
+                subscription: fields.subscription,
+                ..OpFields::default()
+            };
+            if op != OpFields::default() {
+                extra.op = Some(op);
+            }
         }
     }
 
@@ -438,9 +543,12 @@ impl<'a> MessageMembers<'a> {
                     extra.server_info = f.server_info;
                 }
             }
-            if memchr::memmem::find(r.as_bytes(), b"\"task\"").is_some() {
-                let [task] = members_of(r, &["task"]);
-                extra.task_handle = task.is_some_and(|v| v.starts_with('{'));
+            let has = |k: &[u8]| memchr::memmem::find(r.as_bytes(), k).is_some();
+            if has(b"\"task\"") || has(b"\"resultType\"") || has(b"\"taskId\"") {
+                let op = result_op(r, &mut extra.task_handle);
+                if op != OpFields::default() {
+                    extra.op = Some(op);
+                }
             }
         }
     }
@@ -555,21 +663,85 @@ struct ParamsFields {
     notified_token: Option<Id>,
     protocol_version: Option<Box<str>>,
     meta_protocol_version: Option<Box<str>>,
+    name: Option<u64>,
+    uri: Option<u64>,
+    request_state: Option<u64>,
+    input_responses: bool,
+    task: Option<u64>,
+    subscription: Option<Id>,
+}
+
+/// `_meta` key naming the listen a notification belongs to (2026-07-28
+/// `basic/patterns/subscriptions`).
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// A string member's hash; `None` for anything but a JSON string.
+fn str_hash(raw: Option<&str>) -> Option<u64> {
+    raw.filter(|r| r.starts_with('"')).map(text_hash)
+}
+
+/// The operation members of a result object `r` (see [`OpFields`]);
+/// sets `task_handle` when `result.task` is an object (2025-11-25).
+fn result_op(r: &str, task_handle: &mut bool) -> OpFields {
+    let [result_type, state, task_id, status, task] = members_of(
+        r,
+        &["resultType", "requestState", "taskId", "status", "task"],
+    );
+    let mut op = OpFields {
+        result_type: result_type.and_then(str_value).map(|t| match t.as_ref() {
+            "complete" => ResultType::Complete,
+            "input_required" => ResultType::InputRequired,
+            "task" => ResultType::Task,
+            _ => ResultType::Other,
+        }),
+        request_state: str_hash(state),
+        ..OpFields::default()
+    };
+    if op.result_type == Some(ResultType::Task) {
+        *task_handle = true;
+    }
+    let terminal = |s: Option<&str>| {
+        s.and_then(str_value).and_then(|s| match s.as_ref() {
+            "completed" => Some(TaskEnd::Completed),
+            "failed" => Some(TaskEnd::Failed),
+            "cancelled" => Some(TaskEnd::Cancelled),
+            _ => None,
+        })
+    };
+    if let Some(t) = task.filter(|v| v.starts_with('{')) {
+        *task_handle = true;
+        let [id, st] = members_of(t, &["taskId", "status"]);
+        op.task = str_hash(id);
+        op.task_end = terminal(st);
+    } else if task_id.is_some() {
+        op.task = str_hash(task_id);
+        op.task_end = terminal(status);
+    }
+    op
 }
 
 /// `_meta` key of the revision a 2026-07-28 request states (FORMATS.md §2.6).
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// The fields the rules read from the [`PARAMS`] members of `params`.
-fn params_fields(f: [Option<&str>; 4]) -> ParamsFields {
+fn params_fields(f: [Option<&str>; 9]) -> ParamsFields {
     let mut out = ParamsFields {
         request_id: f[0].map(Id::from_raw),
+        name: str_hash(f[4]),
+        uri: str_hash(f[5]),
+        request_state: str_hash(f[6]),
+        input_responses: f[7].is_some_and(|v| v.starts_with('{')),
+        task: str_hash(f[8]),
         ..Default::default()
     };
     if let Some(meta) = f[1].filter(|m| m.starts_with('{')) {
-        let m = members_of(meta, &["progressToken", META_PROTOCOL_VERSION]);
+        let m = members_of(
+            meta,
+            &["progressToken", META_PROTOCOL_VERSION, META_SUBSCRIPTION],
+        );
         out.progress_token = m[0].map(Id::from_raw);
         out.meta_protocol_version = m[1].and_then(str_value).map(|s| s.as_ref().into());
+        out.subscription = m[2].map(Id::from_raw);
     }
     out.protocol_version = f[2].and_then(str_value).map(|s| s.as_ref().into());
     out.notified_token = f[3].map(Id::from_raw);

@@ -82,6 +82,10 @@ impl serde::Serialize for Summary<'_> {
             "metrics",
             &serde_json::to_value(&a.metrics).unwrap_or(Value::Null),
         )?;
+        let ops = crate::analyze::operations::summarize(&a.sessions);
+        if !ops.is_empty() {
+            m.serialize_entry("operations", &ops)?;
+        }
         m.serialize_entry("schema_version", &SCHEMA_VERSION)?;
         m.serialize_entry(
             "sessions",

@@ -268,7 +268,7 @@ print('files', files)
         .collect();
     got.sort();
     assert_eq!(got, expected);
-    assert_eq!(lines.next(), Some("files 15"), "5 tables × 3 partitions");
+    assert_eq!(lines.next(), Some("files 18"), "6 tables × 3 partitions");
 }
 
 #[test]

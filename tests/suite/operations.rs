@@ -1,0 +1,123 @@
+//! Operations (DESIGN.md rule 14) on real 2026-07-28 captures from
+//! `tests/data/real4/issue12/` (fastmcp 4.2.3 and fastmcp-tasks 4.1.4
+//! servers driven by fastmcp's own Client; README there). Every expected
+//! value below was read off the HAR entries by hand (`startedDateTime`,
+//! `time`) and agrees with the sending side's tap (`facts.operations` of
+//! the expected files):
+//! - `har_fastmcp-4.2.3__mrtr.har`: `book_flight` ids 5 → 6 → 7 (entries
+//!   5–7), entry times 33.061, 20.847 and 14.406 ms, from 06:07:01.716478
+//!   to 06:07:04.818857: total 3102.379 ms, server 68.314 ms, wait
+//!   3034.065 ms (the elicitation answers typed by the test's handler).
+//! - `har_fastmcp-4.1.4-tasks__tasks.har`: three tasks. `slow_task` id 3
+//!   with polls 4–10 (status `completed` at id 10), 967.247 ms;
+//!   `plan_dinner` id 11, polls 12 and 14 and `tasks/update` 13, 1612.76
+//!   ms; `long_task` id 15, `tasks/cancel` 16, `tasks/get` 17 says
+//!   `cancelled`, 1532.92 ms.
+//! - `har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har`: the
+//!   listen `"listen-1"` (entry 9) stays open, with its acknowledgement
+//!   and one `tools/list_changed`.
+
+use crate::common::{mcp_audit_ok, out_dir, root};
+
+fn run(file: &str, name: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>, serde_json::Value) {
+    let cap = root().join("tests/data/real4/issue12").join(file);
+    let out = out_dir(name);
+    mcp_audit_ok(&[cap.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    let rows = |f: &str| -> Vec<Vec<String>> {
+        std::fs::read_to_string(out.join(f))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    let summary =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    (rows("operations.csv"), rows("pairs.csv"), summary)
+}
+
+/// Columns `operation,kind,state,id,method,requests,notifications,total_ms,server_ms,wait_ms`.
+fn brief(rows: &[Vec<String>]) -> Vec<String> {
+    rows.iter()
+        .map(|r| [&r[1..8], &r[10..13]].concat().join(","))
+        .collect()
+}
+
+#[test]
+fn mrtr_rounds_are_one_operation() {
+    let (ops, pairs, summary) = run("har_fastmcp-4.2.3__mrtr.har", "ops_mrtr");
+    assert_eq!(
+        ops[0].join(","),
+        "session,operation,kind,state,id,method,requests,notifications,start_time,end_time,total_ms,server_ms,wait_ms"
+    );
+    assert_eq!(
+        brief(&ops[1..]),
+        vec![
+            // The listen the server refused (404, -32601), entry 4.
+            "listen-1,listen,failed,\"\"\"listen-1\"\"\",subscriptions/listen,1,0,25.677,,",
+            "mrtr-1,mrtr,complete,5,tools/call,3,0,3102.379,68.314,3034.065",
+        ]
+    );
+    assert_eq!(
+        ops[2][8..10],
+        ["2026-12-02T06:07:01.716478Z", "2026-12-02T06:07:04.818857Z"]
+    );
+    // pairs.csv: the rounds keep their ids and latencies, and say their operation.
+    let rounds: Vec<String> = pairs[1..]
+        .iter()
+        .filter(|r| r[11] == "mrtr-1")
+        .map(|r| format!("{} {}", r[2], r[6]))
+        .collect();
+    assert_eq!(rounds, ["5 33.061", "6 20.847", "7 14.406"]);
+    assert_eq!(pairs[0].last().map(String::as_str), Some("operation"));
+    let m = &summary["operations"]["mrtr"];
+    assert_eq!(
+        (
+            m["count"].as_u64(),
+            m["requests"].as_u64(),
+            m["open"].as_u64()
+        ),
+        (Some(1), Some(3), Some(0))
+    );
+    assert_eq!(m["wait_ms"]["max"].as_f64(), Some(3034.065));
+    assert_eq!(summary["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn tasks_link_their_polls_until_terminal() {
+    let (ops, _, summary) = run("har_fastmcp-4.1.4-tasks__tasks.har", "ops_tasks");
+    assert_eq!(
+        brief(&ops[1..]),
+        vec![
+            "task-1,task,complete,3,tools/call,8,0,967.247,,",
+            "task-2,task,complete,11,tools/call,4,0,1612.76,,",
+            "task-3,task,cancelled,15,tools/call,3,0,1532.92,,",
+        ]
+    );
+    let t = &summary["operations"]["task"];
+    assert_eq!(
+        (
+            t["count"].as_u64(),
+            t["cancelled"].as_u64(),
+            t["requests"].as_u64()
+        ),
+        (Some(3), Some(1), Some(15))
+    );
+    assert_eq!(summary["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn an_open_listen_is_a_live_stream_with_its_notifications() {
+    let (ops, _, summary) = run(
+        "har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har",
+        "ops_listen",
+    );
+    let listen: Vec<String> = brief(&ops[1..])
+        .into_iter()
+        .filter(|r| r.starts_with("listen-"))
+        .collect();
+    assert_eq!(
+        listen,
+        ["listen-1,listen,open,\"\"\"listen-1\"\"\",subscriptions/listen,1,2,,,"]
+    );
+    assert_eq!(summary["findings"], serde_json::json!([]));
+}
