@@ -1633,12 +1633,20 @@ impl Walker<'_> {
         }
         self.ops.response(ri, &mut self.out.requests, m);
         if d == Direction::S2c
-            && self.out.server.is_none()
+            && self.negotiated.is_none()
             && let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info())
         {
             self.out.revision = Some(v.to_string());
             self.out.server = Some((n.to_string(), ver.to_string()));
             self.negotiated = Some(v.into());
+        }
+        if d == Direction::S2c
+            && self.out.server.is_none()
+            && m.negotiated().is_none()
+            && let Some((n, ver)) = m.server_info()
+        {
+            // 2026-07-28: the server names itself in `_meta`.
+            self.out.server = Some((n.to_string(), ver.to_string()));
         }
     }
 

@@ -299,6 +299,9 @@ pub struct SessionSummary {
     pub progress: ProgressSummary,
     /// Diagnosis hints that follow from the metrics.
     pub hints: Vec<String>,
+    /// Its operations per kind (DESIGN.md rule 14); left out when none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub operations: std::collections::BTreeMap<&'static str, operations::KindSummary>,
 }
 
 /// Progress notifications of a session (FORMATS.md §3.5), linked to their
@@ -406,6 +409,7 @@ impl Analysis {
                     findings_by_kind: by_kind,
                     progress,
                     hints,
+                    operations: operations::summarize([r]),
                 }
             })
             .collect()

@@ -81,7 +81,9 @@ pub struct Extra {
     /// `result.protocolVersion` of a result that also has `serverInfo`
     /// (an initialize result).
     pub negotiated: Option<Box<str>>,
-    /// `result.serverInfo` `(name, version)` of an initialize result.
+    /// `result.serverInfo` `(name, version)` of an initialize result, or
+    /// `result._meta["io.modelcontextprotocol/serverInfo"]` of a
+    /// 2026-07-28 result (`server/discover` and others).
     pub server_info: Option<(Box<str>, Box<str>)>,
     /// The revision the requester states: `params.protocolVersion` of an
     /// `initialize` request (the answered value wins), or
@@ -543,6 +545,17 @@ impl<'a> MessageMembers<'a> {
                     extra.server_info = f.server_info;
                 }
             }
+            if extra.server_info.is_none()
+                && memchr::memmem::find(r.as_bytes(), META_SERVER_INFO.as_bytes()).is_some()
+            {
+                // 2026-07-28: `server/discover` and other results name the
+                // server in `_meta` (no initialize result names it).
+                let [meta] = members_of(r, &["_meta"]);
+                if let Some(m) = meta.filter(|m| m.starts_with('{')) {
+                    let [info] = members_of(m, &[META_SERVER_INFO]);
+                    extra.server_info = info.filter(|i| i.starts_with('{')).map(name_version);
+                }
+            }
             let has = |k: &[u8]| memchr::memmem::find(r.as_bytes(), k).is_some();
             if has(b"\"task\"") || has(b"\"resultType\"") || has(b"\"taskId\"") {
                 let op = result_op(r, &mut extra.task_handle);
@@ -748,6 +761,20 @@ fn params_fields(f: [Option<&str>; 9]) -> ParamsFields {
     out
 }
 
+/// `_meta` key of the server's name and version in a 2026-07-28 result.
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// `(name, version)` of an `Implementation` object (empty when absent).
+fn name_version(r: &str) -> (Box<str>, Box<str>) {
+    let g = members_of(r, &["name", "version"]);
+    let s = |x: Option<&str>| -> Box<str> {
+        x.and_then(str_value)
+            .map(|s| s.as_ref().into())
+            .unwrap_or_default()
+    };
+    (s(g[0]), s(g[1]))
+}
+
 struct ResultFields {
     protocol_version: Option<Box<str>>,
     server_info: Option<(Box<str>, Box<str>)>,
@@ -756,15 +783,7 @@ struct ResultFields {
 fn result_fields(raw: &str) -> ResultFields {
     let f = members_of(raw, &["protocolVersion", "serverInfo"]);
     let protocol_version = f[0].and_then(str_value).map(|s| s.as_ref().into());
-    let server_info = f[1].filter(|r| r.starts_with('{')).map(|r| {
-        let g = members_of(r, &["name", "version"]);
-        let s = |x: Option<&str>| -> Box<str> {
-            x.and_then(str_value)
-                .map(|s| s.as_ref().into())
-                .unwrap_or_default()
-        };
-        (s(g[0]), s(g[1]))
-    });
+    let server_info = f[1].filter(|r| r.starts_with('{')).map(name_version);
     ResultFields {
         protocol_version,
         server_info,
@@ -780,6 +799,61 @@ mod tests {
             Payload::Single(m) => m,
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The operation members (FORMATS.md §3.6), as fastmcp 4.2.3 and
+    /// fastmcp-tasks 4.1.4 write them (tests/data/real4/issue12).
+    #[test]
+    fn operation_members_of_requests_and_results() {
+        let retry = single(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"inputResponses":{"date":{"action":"accept"}},"requestState":"v1.abc","name":"book_flight","arguments":{}}}"#,
+        );
+        let op = retry.op().unwrap();
+        assert_eq!(
+            (op.target, op.request_state, op.input_responses),
+            (
+                Some(text_hash(r#""book_flight""#)),
+                Some(text_hash(r#""v1.abc""#)),
+                true
+            )
+        );
+        let asked = single(
+            r#"{"jsonrpc":"2.0","id":6,"result":{"inputRequests":{},"requestState":"v1.abc","resultType":"input_required"}}"#,
+        );
+        let op = asked.op().unwrap();
+        assert_eq!(
+            (op.result_type, op.request_state),
+            (
+                Some(ResultType::InputRequired),
+                Some(text_hash(r#""v1.abc""#))
+            )
+        );
+        let handle = single(
+            r#"{"jsonrpc":"2.0","id":3,"result":{"taskId":"T","status":"working","resultType":"task","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"4.1.4"}}}}"#,
+        );
+        assert!(handle.task_handle());
+        assert_eq!(handle.op().unwrap().task, Some(text_hash(r#""T""#)));
+        assert_eq!(handle.server_info(), Some(&("demo".into(), "4.1.4".into())));
+        assert_eq!(handle.negotiated(), None);
+        let done = single(
+            r#"{"jsonrpc":"2.0","id":10,"result":{"taskId":"T","status":"completed","resultType":"complete"}}"#,
+        );
+        assert!(!done.task_handle());
+        assert_eq!(done.op().unwrap().task_end, Some(TaskEnd::Completed));
+        let old = single(
+            r#"{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"U","status":"working"}}}"#,
+        );
+        assert!(old.task_handle());
+        assert_eq!(old.op().unwrap().task, Some(text_hash(r#""U""#)));
+        let tagged = single(
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"listen-1"}}}"#,
+        );
+        assert_eq!(
+            tagged.op().unwrap().subscription,
+            Some(Id::Str("listen-1".into()))
+        );
+        let plain = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
+        assert_eq!(plain.op(), None);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `findings.csv`, `pairs.csv`, `batches.csv` and `latency.csv`: the run's
+//! `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv` and
+//! `operations.csv`: the run's
 //! tables (`analyze::tables`) as text, written by polars' `CsvWriter`
 //! (RFC 4180 quoting where needed). `pairs.csv` follows DESIGN.md's header
 //! exactly: `id` is the id's JSON text, times are RFC 3339 UTC with µs,
@@ -9,7 +10,8 @@
 //! `batch` is the 1-based number of the batch in `batches.csv`;
 //! `position_in_batch` is the request's 0-based position among the batch's
 //! valid-id requests; `response_position` the 0-based arrival rank of its
-//! response among the batch's paired responses.
+//! response among the batch's paired responses; `operation` the key of the
+//! operation it belongs to (DESIGN.md rule 14), a row of `operations.csv`.
 
 use std::io::{self, Write};
 

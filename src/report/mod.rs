@@ -3,7 +3,8 @@
 //! Each is a [`Render`]: `render(report, out, opts)`.
 //!
 //! * [`json`] — `summary.json`, the versioned contract for scripts.
-//! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv`.
+//! * [`csv`] — `findings.csv`, `pairs.csv`, `batches.csv`, `latency.csv`,
+//!   `operations.csv`.
 //! * [`parquet`] — the same tables and `sessions` as Parquet
 //!   (`reports/SCHEMA.md`).
 //! * [`junit`], [`sarif`] — the findings for CI pages (`--junit`, `--sarif`),

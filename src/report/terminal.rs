@@ -358,6 +358,50 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
             ),
         );
     }
+    if !s.operations.is_empty() {
+        wrap(o, "  ", "    ", &operations_line(&s.operations));
+    }
+}
+
+/// `operations: mrtr 1 (3 requests; server p50 68.3 ms, wait p50 3034.1
+/// ms), listen 1 (1 open, 2 notifications)`: a session's operations
+/// (DESIGN.md rule 14), the MRTR server time apart from the wait.
+fn operations_line(
+    ops: &std::collections::BTreeMap<&'static str, crate::analyze::operations::KindSummary>,
+) -> String {
+    let parts: Vec<String> = ops
+        .iter()
+        .map(|(kind, k)| {
+            let mut bits = vec![counted(k.requests, "request")];
+            for (n, what) in [
+                (k.open, "open"),
+                (k.failed, "failed"),
+                (k.cancelled, "cancelled"),
+            ] {
+                if n > 0 {
+                    bits.push(format!("{n} {what}"));
+                }
+            }
+            if k.notifications > 0 {
+                bits.push(counted(k.notifications, "notification"));
+            }
+            let q = |name: &str, v: &Option<crate::analyze::latency::Quantiles>| {
+                v.map(|q| format!("{name} p50 {:.1} ms", q.p50))
+            };
+            let times: Vec<String> = match (q("server", &k.server_ms), q("wait", &k.wait_ms)) {
+                (Some(a), Some(b)) => vec![a, b],
+                (Some(a), None) => vec![a],
+                _ => q("total", &k.total_ms).into_iter().collect(),
+            };
+            let times = if times.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", times.join(", "))
+            };
+            format!("{kind} {} ({}{times})", k.count, bits.join(", "))
+        })
+        .collect();
+    format!("operations: {}", parts.join(", "))
 }
 
 /// `n` and the noun, singular for one (`1 notification`, `2 batches`).

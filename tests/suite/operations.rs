@@ -79,6 +79,12 @@ fn mrtr_rounds_are_one_operation() {
         (Some(1), Some(3), Some(0))
     );
     assert_eq!(m["wait_ms"]["max"].as_f64(), Some(3034.065));
+    // No initialize: the server names itself in server/discover's `_meta`.
+    assert_eq!(
+        summary["sessions"][0]["server"],
+        serde_json::json!({"name": "capture-demo-fastmcp", "version": "4.2.3"})
+    );
+    assert_eq!(summary["sessions"][0]["operations"]["mrtr"]["count"], 1);
     assert_eq!(summary["findings"], serde_json::json!([]));
 }
 
