@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
+use super::gaps::GapKind;
 use super::operations::{LISTEN, Operation, Tracker};
 use super::replies::{self, EmptyBatch, Replies, Sent};
 use super::{Config, PairStatus, Quantity};
@@ -285,6 +286,8 @@ pub struct SessionResult {
     pub progress: HashMap<usize, RequestProgress>,
     /// Requests linked into operations (MRTR rounds, tasks, listens).
     pub operations: Vec<Operation>,
+    /// What the capture lost, each place once (DESIGN.md rule 12).
+    pub gaps: Vec<super::gaps::Gap>,
 }
 
 impl SessionResult {
@@ -352,6 +355,8 @@ pub struct Walker<'c> {
     odd_progress: Vec<(Direction, Id, Finding)>,
     /// Links requests into operations (MRTR, tasks, listens).
     ops: Tracker,
+    /// Capture gaps met.
+    gaps: super::gaps::Recorder,
 }
 
 /// The only revision without sessions or initialize (FORMATS.md §2.6).
@@ -431,6 +436,7 @@ impl<'c> Walker<'c> {
             odd_progress: Vec::new(),
             dup_ids: [HashSet::new(), HashSet::new()],
             ops: Tracker::default(),
+            gaps: super::gaps::Recorder::default(),
         }
     }
 
@@ -454,6 +460,10 @@ impl<'c> Walker<'c> {
         self.out.findings.shrink_to_fit();
         self.out.progress.shrink_to_fit();
         self.out.operations = std::mem::take(&mut self.ops).finish();
+        if self.one_direction && self.out.counts.sessions > 0 {
+            self.gaps.add(GapKind::OneSided, None, 0);
+        }
+        self.out.gaps = std::mem::take(&mut self.gaps).finish();
         self.out
     }
 }
@@ -553,10 +563,37 @@ impl Walker<'_> {
         reply_to
     }
 
+    /// Records what frame `f` shows the capture lost (DESIGN.md rule 12).
+    fn note_gaps(&mut self, f: &Frame) {
+        let (loc, file) = (Some(f.prov.location), f.prov.file);
+        if let Some(h) = &f.http {
+            if matches!(f.payload, Payload::Lost) {
+                let kind = if h.is_request_body {
+                    GapKind::RequestBodyLost
+                } else {
+                    GapKind::ResponseBodyLost
+                };
+                self.gaps.add(kind, loc, file);
+            } else if h.is_request_body && h.response_lost {
+                self.gaps.add(GapKind::ResponseBodyLost, loc, file);
+            }
+            if h.time_unbounded {
+                self.gaps.add(GapKind::TimeUnbounded, loc, file);
+            }
+        } else if matches!(f.payload, Payload::Lost) {
+            self.gaps.add(GapKind::ReplyLost, loc, file);
+        } else if let Payload::Single(m) = &f.payload
+            && m.extra.as_ref().is_some_and(|e| e.capture_gap.is_some())
+        {
+            self.gaps.add(GapKind::NoReplyBodies, None, file);
+        }
+    }
+
     fn frame_inner(&mut self, f: &Frame, moved: bool) {
         if self.replayed(f) {
             return;
         }
+        self.note_gaps(f);
         if matches!(f.payload, Payload::Lost) {
             if let Some(h) = f.http.as_ref() {
                 if h.is_request_body {

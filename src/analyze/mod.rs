@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod findings;
+pub mod gaps;
 pub mod gates;
 pub mod histogram;
 pub mod latency;

@@ -73,10 +73,7 @@ impl serde::Serialize for Summary<'_> {
         if !r.gates.is_empty() {
             m.serialize_entry("gates", r.gates)?;
         }
-        m.serialize_entry(
-            "inputs",
-            &serde_json::to_value(r.inputs).unwrap_or(Value::Null),
-        )?;
+        m.serialize_entry("inputs", &inputs(r))?;
         m.serialize_entry("latency_ms", &latency)?;
         m.serialize_entry(
             "metrics",
@@ -109,6 +106,29 @@ impl serde::Serialize for Summary<'_> {
         )?;
         m.end()
     }
+}
+
+/// `summary.json` `inputs`: each input as read, with `gaps`, what its
+/// capture lost per kind (DESIGN.md rule 12; `{}` when nothing).
+fn inputs(r: &Report<'_>) -> Value {
+    Value::Array(
+        r.inputs
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                let mut v = serde_json::to_value(info).unwrap_or(Value::Null);
+                let mine = r
+                    .analysis
+                    .sessions
+                    .iter()
+                    .filter(move |s| s.input == i)
+                    .flat_map(|s| s.gaps.iter());
+                v["gaps"] = serde_json::to_value(crate::analyze::gaps::summarize(mine))
+                    .unwrap_or(Value::Null);
+                v
+            })
+            .collect(),
+    )
 }
 
 /// A JSON array whose elements are made while it is written.

@@ -250,6 +250,14 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
                 &sanitize(&e, 300),
             );
         }
+        let gaps = a
+            .sessions
+            .iter()
+            .filter(|s| s.input == i)
+            .flat_map(|s| s.gaps.iter());
+        for line in gap_lines(gaps) {
+            wrap(o, "    capture gap: ", "      ", &line);
+        }
     }
     if quiet.len() > SCREENFUL {
         wrap(
@@ -402,6 +410,53 @@ fn operations_line(
         })
         .collect();
     format!("operations: {}", parts.join(", "))
+}
+
+/// One line per kind of capture gap of an input (DESIGN.md rule 12):
+/// `2 responses not kept (…): entries 7, 37`, the places as listed in
+/// `summary.json`.
+fn gap_lines<'g>(gaps: impl IntoIterator<Item = &'g crate::analyze::gaps::Gap>) -> Vec<String> {
+    use crate::analyze::gaps::{GapKind, LISTED};
+    let by = crate::analyze::gaps::summarize(gaps);
+    let kinds = [
+        GapKind::RequestBodyLost,
+        GapKind::ResponseBodyLost,
+        GapKind::TimeUnbounded,
+        GapKind::ReplyLost,
+        GapKind::NoReplyBodies,
+        GapKind::OneSided,
+    ];
+    kinds
+        .iter()
+        .filter_map(|k| by.get(k.name()).map(|s| (k, s)))
+        .map(|(k, s)| {
+            let (noun, places) = if s.entries.is_empty() {
+                ("line", &s.lines)
+            } else {
+                ("entry", &s.entries)
+            };
+            let list: Vec<String> = places.iter().map(u64::to_string).collect();
+            let more = if s.count as usize > LISTED {
+                ", …"
+            } else {
+                ""
+            };
+            let at = match list.len() {
+                0 => String::new(),
+                1 => format!(": {noun} {}", list[0]),
+                _ => format!(
+                    ": {} {}{more}",
+                    if noun == "entry" { "entries" } else { "lines" },
+                    list.join(", ")
+                ),
+            };
+            if s.count == 1 && places.is_empty() {
+                k.what().to_string()
+            } else {
+                format!("{} × {}{at}", s.count, k.what())
+            }
+        })
+        .collect()
 }
 
 /// `n` and the noun, singular for one (`1 notification`, `2 batches`).

@@ -200,3 +200,54 @@ fn supergateway_stateless_unlogged_answers_are_gaps() {
         );
     }
 }
+
+/// `summary.json` `inputs[].gaps` (DESIGN.md rule 12) on real captures,
+/// each place read off the file by hand:
+/// - DevTools' export with a GET stream open at export: entries 7 and 37
+///   are `GET 200 text/event-stream` with no `content.text`;
+/// - chrome-har: entry 33's `postData.params` is `[]`, which rebuilds no
+///   JSON (every other entry's params do);
+/// - mitmproxy: entries 12 and 29 are event streams whose `time` (4.2 ms,
+///   27.7 ms) closed at the headers (`timings.receive` 0);
+/// - supergateway SSE→stdio: line 64 logs `Request error: … -32601`, a
+///   reply whose id the log does not print;
+/// - mcp-remote's plain stderr prints no reply bodies;
+/// - raw SSE holds one direction only.
+#[test]
+fn inputs_list_their_gaps() {
+    let cases: [(&str, serde_json::Value); 6] = [
+        (
+            "tests/data/real2/har_browser-devtools-sensitive__server-everything-streamable-open.har",
+            json!({"response_body_lost": {"count": 2, "entries": [7, 37]}}),
+        ),
+        (
+            "tests/data/real2/har_browser-chrome-har__ts-streamable-sse.har",
+            json!({"request_body_lost": {"count": 1, "entries": [33]}}),
+        ),
+        (
+            "tests/data/real3/x_har_mitmproxy__py1-streamable-feature-run.har",
+            json!({"time_unbounded": {"count": 2, "entries": [12, 29]}}),
+        ),
+        (
+            "tests/data/real3/x_stdio_supergateway-sse-to-stdio.log",
+            json!({"reply_lost": {"count": 1, "lines": [64]}}),
+        ),
+        (
+            "tests/data/real3/x_stdio_mcp-remote.stderr.log",
+            json!({"no_reply_bodies": {"count": 1}}),
+        ),
+        (
+            "tests/data/real3/sse_streamable-post.curl.sse",
+            json!({"one_sided": {"count": 1}}),
+        ),
+    ];
+    for (file, want) in cases {
+        let f = root().join(file);
+        let (_, s) = json(&[f.to_str().unwrap()]);
+        assert_eq!(s["inputs"][0]["gaps"], want, "{file}");
+    }
+    // A capture that lost nothing says so.
+    let f = root().join("tests/data/real4/issue12/har_fastmcp-4.1.4-tasks__tasks.har");
+    let (_, s) = json(&[f.to_str().unwrap()]);
+    assert_eq!(s["inputs"][0]["gaps"], json!({}));
+}
