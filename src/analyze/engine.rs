@@ -288,6 +288,9 @@ pub struct SessionResult {
     pub operations: Vec<Operation>,
     /// What the capture lost, each place once (DESIGN.md rule 12).
     pub gaps: Vec<super::gaps::Gap>,
+    /// Messages with a member twice (read last-wins): file id, place and
+    /// the member, for the input's problem lines.
+    pub repeated_members: Vec<(u32, crate::record::Location, &'static str)>,
 }
 
 impl SessionResult {
@@ -952,6 +955,11 @@ impl Walker<'_> {
     /// A request or notification (rules 3, 6, 7).
     fn one(&mut self, f: &Frame, d: Direction, m: &Message, batch: Option<usize>) {
         self.out.counts.messages += 1;
+        if let Some(name) = m.repeated_member() {
+            self.out
+                .repeated_members
+                .push((f.prov.file, f.prov.location, name));
+        }
         self.problems(f, d, m);
         if d == Direction::C2s
             && self.out.revision.is_none()

@@ -77,7 +77,18 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         .iter()
         .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
         .collect();
+    let printed: Vec<usize> = loaded.iter().map(|l| l.info.errors.len()).collect();
     let mut run = analyze_loaded(&config.rules, config.redact, loaded, groups);
+    for (info, &n) in run.infos.iter().zip(&printed) {
+        // Problems the analysis met (a member twice), after the readers'.
+        if info.errors.len() > n {
+            let later = InputInfo {
+                errors: info.errors[n..].to_vec(),
+                ..info.clone()
+            };
+            print_errors(&later, &progress);
+        }
+    }
     run.skipped = skipped;
     let gates = analyze::gates::evaluate(&run.analysis, &config.policy, &config.budgets);
     let rep = run.report().with_gates(&gates);
@@ -300,6 +311,11 @@ fn analyze_loaded(
         all.extend(results.into_iter().enumerate().map(|(n, r)| (input, n, r)));
     }
     all.sort_by_key(|(input, n, _)| (*input, *n));
+    for (input, _, r) in &mut all {
+        if let Some(info) = g.infos.get_mut(*input) {
+            repeated_member_lines(info, std::mem::take(&mut r.repeated_members));
+        }
+    }
     let mut analysis = analyze::finalize(rules, all.into_iter().map(|(_, _, r)| r).collect());
     if redact {
         report::redact::analysis(&mut analysis);
@@ -309,6 +325,31 @@ fn analyze_loaded(
         fatal: g.fatal,
         analysis,
         skipped: Vec::new(),
+    }
+}
+
+/// One problem line per message that has a member twice (read last-wins,
+/// as `JSON.parse` does): a reader whose parser takes the first would see
+/// another message.
+fn repeated_member_lines(
+    info: &mut InputInfo,
+    found: Vec<(u32, crate::record::Location, &'static str)>,
+) {
+    use crate::diag::{Diagnostic, Place};
+    for (_, loc, name) in found {
+        let place = match (loc.entry, loc.line) {
+            (Some(e), _) => Some(Place::Entry(e)),
+            (None, Some(l)) => Some(Place::Line(l)),
+            _ => None,
+        };
+        let mut d = Diagnostic::new(
+            place,
+            format!(
+                "a message has its `{name}` member twice; read as the last one (as JSON.parse does; a parser that keeps the first sees another message)"
+            ),
+        );
+        d.name_if_unnamed(&info.file);
+        info.errors.push(d);
     }
 }
 

@@ -101,6 +101,11 @@ pub struct Extra {
     /// The members that link requests into one operation (MRTR rounds,
     /// tasks, listens; FORMATS.md §3.6), when the message has any.
     pub op: Option<OpFields>,
+    /// A member the rules read (`jsonrpc`, `id`, `method`, `params`,
+    /// `result`, `error`) that the object has twice: read last-wins, as
+    /// `JSON.parse` does (RFC 8259 §4 leaves it to the parser), which a
+    /// reader is told.
+    pub repeated: Option<&'static str>,
 }
 
 /// What links a message to an operation of several requests (FORMATS.md
@@ -201,6 +206,11 @@ impl Message {
     /// Whether the result is a task handle (see [`Extra::task_handle`]).
     pub fn task_handle(&self) -> bool {
         self.extra.as_ref().is_some_and(|e| e.task_handle)
+    }
+
+    /// A member it has twice (see [`Extra::repeated`]).
+    pub fn repeated_member(&self) -> Option<&'static str> {
+        self.extra.as_ref()?.repeated
     }
 
     /// Its operation members (see [`OpFields`]).
@@ -346,6 +356,8 @@ pub struct MessageMembers<'a> {
     params: Option<&'a str>,
     result: Option<&'a str>,
     error: Option<&'a str>,
+    /// The first of the members above that the object has twice.
+    repeated: Option<&'static str>,
     /// The [`PARAMS`] members of `params`, when read in the same pass.
     params_members: Option<[Option<&'a str>; 9]>,
 }
@@ -378,6 +390,9 @@ impl<'a> MessageMembers<'a> {
                         f[i] = Some(v);
                     }
                 })?;
+                if m.params.is_some() {
+                    m.repeated.get_or_insert("params");
+                }
                 m.params = Some(raw);
                 m.params_members = Some(f);
             } else {
@@ -404,6 +419,16 @@ impl<'a> MessageMembers<'a> {
             "error" => &mut self.error,
             _ => return,
         };
+        if slot.is_some() {
+            self.repeated.get_or_insert(match key {
+                "jsonrpc" => "jsonrpc",
+                "id" => "id",
+                "method" => "method",
+                "params" => "params",
+                "result" => "result",
+                _ => "error",
+            });
+        }
         *slot = Some(raw);
     }
 
@@ -440,7 +465,10 @@ impl<'a> MessageMembers<'a> {
             extra: None,
             rebuilt: false,
         };
-        let mut extra = Extra::default();
+        let mut extra = Extra {
+            repeated: self.repeated,
+            ..Extra::default()
+        };
         if self.method.is_some() {
             msg.kind = if self.id.is_some() {
                 Kind::Request
@@ -854,6 +882,31 @@ mod tests {
         );
         let plain = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
         assert_eq!(plain.op(), None);
+    }
+
+    /// A member twice: last wins (as JSON.parse), and the message says
+    /// which member, in the fast path and the serde path (an escaped key
+    /// sends a message there).
+    #[test]
+    fn repeated_members_are_marked() {
+        let m = single(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#);
+        assert_eq!(
+            (m.id.clone(), m.repeated_member()),
+            (Id::Int(2), Some("id"))
+        );
+        let m = single(
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{},"params":{"x":1},"m\u0065thod":"b"}"#,
+        );
+        assert_eq!(
+            (m.method.as_deref(), m.repeated_member()),
+            (Some("b"), Some("params"))
+        );
+        let m = single(r#"{"jsonrpc":"2.0","id":1,"result":{"id":1,"id":2}}"#);
+        assert_eq!(
+            m.repeated_member(),
+            None,
+            "members inside result are not judged"
+        );
     }
 
     #[test]

@@ -351,3 +351,44 @@ fn empty_folder_beside_an_input_is_named() {
         (Some(27), Some(14), Some(27))
     );
 }
+
+/// A message with a member twice is read last-wins (as `JSON.parse`) and
+/// says so on stderr and in `summary.json`, naming the file and line; the
+/// pairing follows the last `id` (2), which the response answers.
+#[test]
+fn repeated_member_is_named() {
+    let dir = out_dir("repeated_member_in");
+    let bad = dir.join("dup.ndjson");
+    std::fs::write(
+        &bad,
+        concat!(
+            r#"{"ts":"2026-12-01T10:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}}"#,
+            "\n",
+            r#"{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{}}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let (code, stderr, s) = with_bad("repeated_member", &bad);
+    let line = format!(
+        "{}: line 1: a message has its `id` member twice; read as the last one (as JSON.parse does; a parser that keeps the first sees another message)",
+        bad.display()
+    );
+    assert!(stderr.contains(&format!("mcp-audit: {line}")), "{stderr}");
+    assert_eq!(s["inputs"][1]["errors"], serde_json::json!([line]));
+    assert_eq!(s["inputs"][1]["sessions"], 1);
+    assert_eq!(
+        code,
+        Some(0),
+        "a warning (b01's out_of_order_batch) and a notice: no failure"
+    );
+
+    assert_good_still_reported(&s);
+    let dup: Vec<_> = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["file"] == bad.display().to_string())
+        .collect();
+    assert_eq!(dup, Vec::<&serde_json::Value>::new(), "id 2 is paired");
+}

@@ -256,7 +256,10 @@ impl<'t> EntrySink<'t> {
                 http: Some(shared.http(false, u32::try_from(n).unwrap_or(u32::MAX))),
             }));
         }
-        websocket::push_frames(&mut self.parsed.records, i, ws, shared.key, shared.at);
+        for notice in websocket::push_frames(&mut self.parsed.records, i, ws, shared.key, shared.at)
+        {
+            self.error(i, notice);
+        }
         Ok(())
     }
 

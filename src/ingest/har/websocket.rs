@@ -12,21 +12,51 @@ use crate::record::{Direction, Frame, Location, Micros, Provenance, Record, Spli
 
 /// Appends to `out` the frames of entry `entry`'s WebSocket `messages`,
 /// keyed `key`, placed at `at` (the entry's provenance).
+///
+/// Returns one notice per message it could not read as it is: not an
+/// object, a `type` other than `send`/`receive` (direction unknown: not
+/// read), a binary frame (opcode 2: not read), no usable `time` (read
+/// without one, so its latency is unknown). Control frames (close, ping,
+/// pong) and empty text frames carry no JSON-RPC and are skipped quietly.
 pub(super) fn push_frames(
     out: &mut Vec<Record>,
     entry: u64,
     messages: Loose<Vec<Loose<WsMessage<'_>>>>,
     key: &Arc<str>,
     at: Provenance,
-) {
+) -> Vec<String> {
+    let mut notices = Vec::new();
     for (n, m) in messages.0.unwrap_or_default().into_iter().enumerate() {
-        let Some(m) = m.0 else { continue };
+        let k = n + 1;
+        let Some(m) = m.0 else {
+            notices.push(format!(
+                "WebSocket message {k} is not an object with a string `type`, a number `time`, `opcode` and a string `data`; not read"
+            ));
+            continue;
+        };
         let opcode = m.opcode.0.as_ref().and_then(Num::finite).unwrap_or(1.0);
         let direction = match m.kind.0.as_deref() {
             Some("send") => Direction::C2s,
             Some("receive") => Direction::S2c,
-            _ => continue,
+            other => {
+                notices.push(match other {
+                    Some(t) => format!(
+                        "WebSocket message {k} has type {:?}, not \"send\" or \"receive\": its direction is unknown, so it is not read",
+                        t.chars().take(40).collect::<String>()
+                    ),
+                    None => format!(
+                        "WebSocket message {k} has no string `type`: its direction is unknown, so it is not read"
+                    ),
+                });
+                continue;
+            }
         };
+        if opcode == 2.0 {
+            notices.push(format!(
+                "WebSocket message {k} is a binary frame (opcode 2): MCP sends text, so it is not read"
+            ));
+            continue;
+        }
         let Some(data) = m.data.0.filter(|d| opcode == 1.0 && !d.trim().is_empty()) else {
             continue;
         };
@@ -36,6 +66,11 @@ pub(super) fn push_frames(
             .as_ref()
             .and_then(Num::finite)
             .map(|s| (s * 1e6).round() as Micros);
+        if ts.is_none() {
+            notices.push(format!(
+                "WebSocket message {k} has no usable `time` (a number of seconds): read without a time, so its latency is unknown"
+            ));
+        }
         let (payload, _) = read_payload(&data);
         out.push(Record::Frame(Frame {
             key: key.clone(),
@@ -52,12 +87,39 @@ pub(super) fn push_frames(
             http: None,
         }));
     }
+    notices
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testutil::{frames, run};
     use crate::record::{Direction, Location};
+
+    /// Messages that cannot be read as they are each get a line naming
+    /// the entry and the message; one without a usable time is still read.
+    #[test]
+    fn unreadable_websocket_messages_are_named() {
+        let t = r#"{"log":{"entries":[{"startedDateTime":"2025-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"ws://h/mcp","headers":[]},"response":{"status":101,"content":{"size":0,"mimeType":"x-unknown"}},"_webSocketMessages":[{"type":"send","time":1735689600.5,"opcode":1,"data":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"},{"type":"bogus","time":1735689600.6,"opcode":1,"data":"{}"},{"type":"receive","time":"soon","opcode":1,"data":"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"},{"type":"receive","time":1735689601,"opcode":2,"data":"AAEC"},7,{"type":"receive","time":1735689601,"opcode":9,"data":""}]}]}}"#;
+        let p = run(t);
+        let f = frames(&p);
+        assert_eq!(
+            f.iter().map(|f| (f.direction, f.ts)).collect::<Vec<_>>(),
+            vec![
+                (Some(Direction::C2s), Some(1_735_689_600_500_000)),
+                (Some(Direction::S2c), None)
+            ]
+        );
+        let lines: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "entry 0: WebSocket message 2 has type \"bogus\", not \"send\" or \"receive\": its direction is unknown, so it is not read",
+                "entry 0: WebSocket message 3 has no usable `time` (a number of seconds): read without a time, so its latency is unknown",
+                "entry 0: WebSocket message 4 is a binary frame (opcode 2): MCP sends text, so it is not read",
+                "entry 0: WebSocket message 5 is not an object with a string `type`, a number `time`, `opcode` and a string `data`; not read",
+            ]
+        );
+    }
 
     #[test]
     fn websocket_messages() {
@@ -82,7 +144,13 @@ mod tests {
             )
         );
         // Status 101 (the upgrade) has no body by HTTP's rules: no text
-        // is no loss, so no error line.
-        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        // is no loss, so no error line; the binary frame is named.
+        let lines: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            lines,
+            [
+                "entry 0: WebSocket message 2 is a binary frame (opcode 2): MCP sends text, so it is not read"
+            ]
+        );
     }
 }
