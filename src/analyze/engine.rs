@@ -330,7 +330,7 @@ pub struct Walker<'c> {
     /// at all ([`Payload::Lost`] without HTTP, FORMATS.md §8.3.6): (the
     /// direction they went, line, still unclaimed). Each may be the answer
     /// of one request that has none (a capture gap, DESIGN.md rule 12).
-    lost_replies: Vec<(Direction, u64, bool)>,
+    lost_replies: Vec<(Option<Direction>, u64, bool)>,
     /// HAR entries whose response body the capture did not keep (a stream
     /// open or aborted at export): a client answer that pairs with nothing
     /// may answer a server request that was in one of them.
@@ -604,8 +604,10 @@ impl Walker<'_> {
                 } else {
                     self.lost_responses.push(h.entry);
                 }
-            } else if let (Some(d), Some(line)) = (f.direction, f.prov.location.line) {
-                self.lost_replies.push((d, line, true));
+            } else if let Some(line) = f.prov.location.line {
+                // A message cut at the end of the file may have gone
+                // either way (its direction is unknown).
+                self.lost_replies.push((f.direction, line, true));
             }
             return;
         }
@@ -1185,12 +1187,12 @@ impl Walker<'_> {
                 .and_then(|q| q.front())
                 .and_then(|&r| self.out.requests[r].loc.line);
             if let Some(&(_, line, _)) = self.lost_replies.iter().find(|(ld, line, free)| {
-                *free && *ld == d.other() && first.is_some_and(|l| l <= *line)
+                *free && ld.is_none_or(|ld| ld == d.other()) && first.is_some_and(|l| l <= *line)
             }) && let Some(f) = self.out.findings.last_mut()
             {
                 f.gap = true;
                 f.detail.push_str(&format!(
-                    "; but the log shows a reply at line {line} without its id, or sent and not logged (a capture gap): it may have answered the earlier request"
+                    "; but the log shows a reply at line {line} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may have answered the earlier request"
                 ));
             }
         } else if self.reuse_forbidden()
@@ -1865,14 +1867,16 @@ impl Walker<'_> {
                     entry_list(&self.lost_requests)
                 );
             } else if let Some(lost) = self.lost_replies.iter_mut().find(|(d, line, free)| {
-                *free && *d == q.direction.other() && q.loc.line.is_some_and(|l| l <= *line)
+                *free
+                    && d.is_none_or(|d| d == q.direction.other())
+                    && q.loc.line.is_some_and(|l| l <= *line)
             }) {
                 // The first unclaimed reply logged without its id after the
                 // request (FORMATS.md §8.3.6): one reply, one request.
                 lost.2 = false;
                 base.gap = true;
                 base.detail = format!(
-                    "{what} {} has no response in the capture, but the log shows a reply at line {} without its id, or sent and not logged (a capture gap): it may be the answer",
+                    "{what} {} has no response in the capture, but the log shows a reply at line {} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may be the answer",
                     q.id.json_text(),
                     lost.1
                 );

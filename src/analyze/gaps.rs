@@ -27,7 +27,7 @@ pub enum GapKind {
     /// bound on its events' times, so their latencies are unknown.
     TimeUnbounded,
     /// A line log's reply printed without its id, or sent and not logged
-    /// (FORMATS.md §8.3.6).
+    /// (FORMATS.md §8.3.6), or a message cut off at the end of the file.
     ReplyLost,
     /// A log that prints no reply bodies (mcp-remote's plain stderr,
     /// FORMATS.md §8.3.9): which request a reply answered is unknown.
@@ -55,7 +55,9 @@ impl GapKind {
             GapKind::RequestBodyLost => "request bodies not kept",
             GapKind::ResponseBodyLost => "responses not kept (streams open or aborted at export)",
             GapKind::TimeUnbounded => "entry times that end before their event streams",
-            GapKind::ReplyLost => "replies logged without their id, or not logged",
+            GapKind::ReplyLost => {
+                "replies whose id the log lost (printed without it, not logged, or cut off)"
+            }
             GapKind::NoReplyBodies => "a log that prints no reply bodies",
             GapKind::OneSided => "a capture of one direction only",
         }

@@ -56,7 +56,13 @@ pub fn detect_format(text: &str) -> Format {
 /// Parses one input in the given format.
 pub fn parse(input: Input<'_>, format: Format) -> Parsed {
     match formats::spec(format) {
-        Some(spec) => (spec.parse)(input),
+        Some(spec) => {
+            let mut p = (spec.parse)(input);
+            if matches!(format, Format::Lines(_)) {
+                mark_cut_last_line(input.text, 1, &mut p);
+            }
+            p
+        }
         None => {
             let mut p = Parsed {
                 format: "unknown",
@@ -67,6 +73,44 @@ pub fn parse(input: Input<'_>, format: Format) -> Parsed {
             p
         }
     }
+}
+
+/// A line log whose text ends inside a message (no line end after it, and
+/// its last line, which holds `{` or `[`, read as no JSON): the log was
+/// cut while it was written or copied. That last frame becomes a lost
+/// message ([`Payload::Lost`], a capture gap that can explain one
+/// `missing_response`, DESIGN.md rule 12) instead of a `non_json_line`,
+/// with one problem line naming it. `first_line`: the number of the
+/// text's first line (a block of a larger file starts further on).
+pub fn mark_cut_last_line(text: &str, first_line: u64, p: &mut Parsed) {
+    use crate::record::{Payload, Record};
+    if text.is_empty() || text.ends_with(['\n', '\r']) {
+        return;
+    }
+    let start = text.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    if !text[start..].contains(['{', '[']) {
+        return;
+    }
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    let breaks = if breaks == 0 {
+        memchr::memchr_iter(b'\r', text.as_bytes()).count() as u64
+    } else {
+        breaks
+    };
+    let last = first_line + breaks;
+    let Some(Record::Frame(f)) = p.records.last_mut() else {
+        return;
+    };
+    if !matches!(f.payload, Payload::NonJson) || f.prov.location.line != Some(last) {
+        return;
+    }
+    f.payload = Payload::Lost;
+    // The line is accounted for as a problem line, not as traffic.
+    p.other_lines += 1;
+    p.errors.push(crate::diag::Diagnostic::line(
+        last,
+        "the file ends inside this line (no line end, the JSON cut off): a message cut as the log was written or copied, read as lost (a capture gap)",
+    ));
 }
 
 /// Test data shared by the readers' unit tests.
@@ -107,5 +151,50 @@ pub(crate) mod testdata {
         };
         let text = std::fs::read_to_string(&exp).unwrap_or_else(|e| panic!("{exp}: {e}"));
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{exp}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+    use crate::record::{Payload, Record};
+
+    fn last_payload(text: &str) -> (Payload, Vec<String>) {
+        let input = Input {
+            file: 0,
+            name: "t.ndjson",
+            text,
+        };
+        let p = parse(input, detect_format(text));
+        let last = p
+            .records
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                Record::Frame(f) => Some(f.payload.clone()),
+                _ => None,
+            })
+            .unwrap();
+        (last, p.errors.iter().map(|e| e.to_string()).collect())
+    }
+
+    /// Cut inside the last message: lost, named; the same line with its
+    /// line end is ordinary stdout pollution (`non_json_line`).
+    #[test]
+    fn a_cut_last_line_is_a_lost_message() {
+        let first = r#"{"ts":"2026-12-01T10:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#;
+        let cut = r#"{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"res"#;
+        let (p, e) = last_payload(&format!("{first}\n{cut}"));
+        assert_eq!(p, Payload::Lost);
+        assert_eq!(
+            e,
+            [
+                "line 2: the file ends inside this line (no line end, the JSON cut off): a message cut as the log was written or copied, read as lost (a capture gap)"
+            ]
+        );
+        let (p, e) = last_payload(&format!("{first}\n{cut}\n"));
+        assert_eq!((p, e.len()), (Payload::NonJson, 0));
+        let (p, _) = last_payload(&format!("{first}\nplain text at the end"));
+        assert_eq!(p, Payload::NonJson);
     }
 }

@@ -159,7 +159,8 @@ fn supergateway_idless_error_reply_is_a_gap() {
         )
     );
     assert!(
-        detail.contains("a reply at line 64 without its id") && detail.contains("capture gap"),
+        detail.contains("a reply at line 64 whose id the log lost")
+            && detail.contains("capture gap"),
         "{detail}"
     );
 }
@@ -194,7 +195,7 @@ fn supergateway_stateless_unlogged_answers_are_gaps() {
     for (_, _, _, _, detail) in &found {
         assert!(
             detail.contains(
-                "a reply at line 228 without its id, or sent and not logged (a capture gap)"
+                "a reply at line 228 whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap)"
             ),
             "{detail}"
         );
