@@ -55,6 +55,15 @@ const PEEK_BYTES: usize = 64 << 10;
 pub(crate) fn load(spec: &InputSpec, input: usize, r: &Reading<'_>) -> Loaded {
     match &spec.kind {
         source::InputKind::File(path) => load_file(path, input, spec.rotation.is_none(), r),
+        source::InputKind::Stdin => {
+            let file_index = report::file_id(input, 0);
+            let path = std::path::PathBuf::from(source::STDIN);
+            let loaded = match source::read_stdin() {
+                Ok(file) => load_read(&path, file, file_index, r.format),
+                Err(e) => unreadable(source::STDIN.to_string(), &path, e),
+            };
+            counted(loaded, r.progress)
+        }
         source::InputKind::Pair { name, c2s, s2c } => counted(
             load_pair(name, c2s, s2c, report::file_id(input, 0)),
             r.progress,

@@ -83,7 +83,10 @@ fn collect_items(paths: &[PathBuf], own: &[PathBuf], skipped: &mut Vec<Skipped>)
     };
     for p in paths {
         let s = p.to_string_lossy();
-        if p.is_dir() {
+        if s == "-" {
+            // The standard input (once, however often it is named).
+            items.push(Item::Bad(InputKind::Stdin));
+        } else if p.is_dir() {
             w.seen.clear();
             let (before, skipped) = (items.len(), w.skipped.len());
             w.walk_in(p, &mut items, 0);
@@ -123,7 +126,8 @@ fn collect_items(paths: &[PathBuf], own: &[PathBuf], skipped: &mut Vec<Skipped>)
 pub(super) enum Item {
     /// A file to read.
     File(PathBuf),
-    /// A glob that matched nothing or is malformed.
+    /// Not a file on disk: the standard input, or a glob that matched
+    /// nothing or is malformed.
     Bad(InputKind),
 }
 

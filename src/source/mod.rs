@@ -72,7 +72,7 @@ pub use decompress::{
 };
 pub use evidence::{Excerpt, evidence};
 pub use expand::{Skipped, expand, expand_excluding, expand_reporting};
-pub use read::{decode, head, read};
+pub use read::{decode, head, read, read_stdin};
 
 /// Why an input cannot be read at all (the run goes on with the others).
 #[derive(Debug)]
@@ -225,6 +225,9 @@ pub enum InputKind {
         /// The server-to-client half.
         s2c: PathBuf,
     },
+    /// `-`: the standard input, read whole (decompressed by magic bytes
+    /// like a file), shown as `<stdin>`.
+    Stdin,
     /// A glob that matched no file (loading it is one fatal error line).
     NoMatch(String),
     /// A folder argument that holds no file (one fatal error line).
@@ -237,6 +240,9 @@ pub enum InputKind {
         reason: String,
     },
 }
+
+/// How the standard input (the argument `-`) is named in every output.
+pub const STDIN: &str = "<stdin>";
 
 /// The place of an input among the rotated files of one log
 /// (`NAME`, `NAME.1`, `NAME.2.gz`, `NAME-20250101`, …).
@@ -277,6 +283,7 @@ impl InputSpec {
         match &self.kind {
             InputKind::File(p) => p.display().to_string(),
             InputKind::Pair { c2s, .. } => c2s.display().to_string(),
+            InputKind::Stdin => STDIN.to_string(),
             InputKind::NoMatch(p)
             | InputKind::EmptyFolder(p)
             | InputKind::BadPattern { pattern: p, .. } => p.clone(),

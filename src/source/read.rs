@@ -20,13 +20,40 @@ pub fn read(path: &Path) -> Result<SourceFile, SourceError> {
         }
         Err(e) => return Err(SourceError::Unreadable(display, e)),
     };
+    from_bytes(display, path.to_path_buf(), bytes)
+}
+
+/// Reads the standard input whole and decodes it as [`read`] decodes a
+/// file (gzip / zstd by magic bytes; UTF-16, binary and unsupported
+/// compression refused), named [`super::STDIN`].
+pub fn read_stdin() -> Result<SourceFile, SourceError> {
+    use std::io::Read;
+    let display = super::STDIN.to_string();
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| SourceError::Unreadable(display.clone(), e))?;
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(SourceError::Utf16(display));
+    }
+    if let Some(kind) = unsupported_compression(head) {
+        return Err(SourceError::UnsupportedCompression(display, kind));
+    }
+    from_bytes(display.clone(), PathBuf::from(display), bytes)
+}
+
+/// A file's bytes as read: decompressed when they start with gzip's or
+/// zstd's magic bytes, then decoded.
+fn from_bytes(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let Some(format) = Compression::sniff(&bytes) else {
-        return decode(display, path.to_path_buf(), bytes);
+        return decode(display, path, bytes);
     };
     let size = bytes.len() as u64;
     let (text, damage) = decompress(&display, format, &bytes, decompressed_limit(size))?;
     drop(bytes);
-    let mut f = decode_text(display, path.to_path_buf(), text, size, true)?;
+    let mut f = decode_text(display, path, text, size, true)?;
     f.compression = Some(format);
     f.damage = damage;
     Ok(f)

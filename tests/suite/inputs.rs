@@ -425,3 +425,67 @@ fn one_sided_sse_still_reports_what_it_can() {
         ]
     );
 }
+
+/// `mcp-audit analyze - [--json]` with `stdin`: the binary's exit code,
+/// stderr and stdout.
+fn piped(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .arg("analyze")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp-audit");
+    let mut input = c.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = c.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into(),
+        String::from_utf8_lossy(&o.stdout).into(),
+    )
+}
+
+/// `-` reads the standard input (plain or gzip), named `<stdin>`, and
+/// gives the same analysis as the file. b04 (7 lines): initialize 0 is
+/// answered; tools/list 1 is answered with id 0 again
+/// (`duplicate_response`); ping `"probe-7"` with id null
+/// (`unknown_id_response`); so 1 and `"probe-7"` are `missing_response`.
+/// Named twice it is read once; empty, it is one line and exit 2.
+#[test]
+fn dash_reads_standard_input() {
+    let text = std::fs::read(root().join(B04)).unwrap();
+    let file = run("stdin_file", &[root().join(B04).to_str().unwrap()]).2;
+    for data in [text.clone(), gz(&text)] {
+        let (code, stderr, stdout) = piped(&["-", "-", "--json"], &data);
+        assert_eq!(code, file_code(&file), "{stderr}");
+        let s: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(s["inputs"].as_array().unwrap().len(), 1);
+        assert_eq!(s["inputs"][0]["file"], "<stdin>");
+        assert_eq!(s["totals"], file["totals"]);
+        assert_eq!(s["findings_by_kind"], file["findings_by_kind"]);
+        assert_eq!(s["findings_by_kind"]["duplicate_response"], 1);
+        assert_eq!(s["findings_by_kind"]["unknown_id_response"], 1);
+        assert_eq!(s["findings_by_kind"]["missing_response"], 2);
+        assert_eq!(s["totals"]["messages"], 7);
+        assert_eq!(s["findings"][0]["file"], "<stdin>");
+    }
+    let (code, stderr, _) = piped(&["-", "-q"], b"");
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "mcp-audit: <stdin>: empty file, nothing to analyse\n"
+    );
+}
+
+fn file_code(s: &serde_json::Value) -> Option<i32> {
+    // b04 has error findings: exit 1, as for the file.
+    assert!(s["findings_by_kind"]["missing_response"].as_u64() > Some(0));
+    Some(1)
+}
