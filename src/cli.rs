@@ -114,7 +114,8 @@ pub struct AnalyzeArgs {
     /// Capture files or directories (HAR from browsers and proxies, raw SSE,
     /// stdio line logs of hosts and bridges, mcp-recorder cassettes, MCP
     /// Inspector history exports, per-direction `.client-to-server.jsonl` /
-    /// `.server-to-client.jsonl` pairs).
+    /// `.server-to-client.jsonl` pairs); `-` reads the standard input
+    /// (named `<stdin>`).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Input format; `auto` detects it from the content.
