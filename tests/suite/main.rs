@@ -25,4 +25,5 @@ mod matrix;
 mod never_panic;
 mod nightly;
 mod nothing_lost;
+mod otlp;
 mod parquet_duckdb;
