@@ -197,6 +197,12 @@ pub struct AnalyzeArgs {
     /// per finding with its file and line, or HAR entry).
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// Write the request/response pairs as OpenTelemetry traces, OTLP/JSON
+    /// Lines (one ExportTraceServiceRequest per session and line, as the
+    /// Collector's otlpjsonfile receiver reads them), named and attributed
+    /// per OpenTelemetry's MCP semantic conventions, findings as span events.
+    #[arg(long, value_name = "FILE")]
+    pub otlp: Option<PathBuf>,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -248,10 +254,23 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     }
     let shard = shard_arg(&args)?;
     let policy = policy_arg(&args)?;
-    if let (Some(j), Some(s)) = (&args.junit, &args.sarif)
-        && j == s
-    {
-        return Err(UsageError::SameReportFile(j.display().to_string()));
+    let targets = [
+        ("--junit", &args.junit),
+        ("--sarif", &args.sarif),
+        ("--otlp", &args.otlp),
+    ];
+    for (i, (a, pa)) in targets.iter().enumerate() {
+        for (b, pb) in &targets[i + 1..] {
+            if let (Some(x), Some(y)) = (pa, pb)
+                && x == y
+            {
+                return Err(UsageError::SameReportFile {
+                    a,
+                    b,
+                    path: x.display().to_string(),
+                });
+            }
+        }
     }
     let budgets = args
         .max_latency
@@ -303,6 +322,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         budgets,
         junit: args.junit,
         sarif: args.sarif,
+        otlp: args.otlp,
         inputs: args.inputs,
     })
 }

@@ -118,17 +118,20 @@ pub struct RunConfig {
     pub junit: Option<PathBuf>,
     /// Where the findings go as SARIF 2.1.0 (`--sarif`).
     pub sarif: Option<PathBuf>,
+    /// Where the pairs go as OTLP/JSON Lines traces (`--otlp`).
+    pub otlp: Option<PathBuf>,
 }
 
 impl RunConfig {
     /// The run's own output folders and files (`--out`, `--shard-dir`,
-    /// `--junit`, `--sarif`): never read as inputs by a folder walk.
+    /// `--junit`, `--sarif`, `--otlp`): never read as inputs by a folder walk.
     pub fn own_folders(&self) -> Vec<PathBuf> {
         self.out
             .iter()
             .chain(self.shard.as_ref().map(|s| &s.dir))
             .chain(self.junit.iter())
             .chain(self.sarif.iter())
+            .chain(self.otlp.iter())
             .cloned()
             .collect()
     }
@@ -172,9 +175,16 @@ pub enum UsageError {
     /// A subcommand other than `analyze` given where a run is configured.
     #[error("not an analyze command")]
     NotAnalyze,
-    /// `--junit` and `--sarif` name one file.
-    #[error("--junit and --sarif name the same file, {0}")]
-    SameReportFile(String),
+    /// Two of `--junit`, `--sarif` and `--otlp` name one file.
+    #[error("{a} and {b} name the same file, {path}")]
+    SameReportFile {
+        /// The first flag.
+        a: &'static str,
+        /// The second flag.
+        b: &'static str,
+        /// The file both name.
+        path: String,
+    },
     /// A malformed `--max-latency`.
     #[error("--max-latency {0}")]
     Budget(String),

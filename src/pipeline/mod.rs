@@ -41,6 +41,8 @@ pub struct Run {
     pub analysis: Analysis,
     /// What the folder walks left out, and why.
     pub skipped: Vec<source::Skipped>,
+    /// The responses' places and codes, kept only for `--otlp`.
+    pub replies: report::otlp::Replies,
 }
 
 impl Run {
@@ -78,7 +80,13 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
         .collect();
     let printed: Vec<usize> = loaded.iter().map(|l| l.info.errors.len()).collect();
-    let mut run = analyze_loaded(&config.rules, config.redact, loaded, groups);
+    let mut run = analyze_loaded(
+        &config.rules,
+        config.redact,
+        loaded,
+        groups,
+        config.otlp.is_some(),
+    );
     for (info, &n) in run.infos.iter().zip(&printed) {
         // Problems the analysis met (a member twice), after the readers'.
         if info.errors.len() > n {
@@ -99,7 +107,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     if let Some(target) = &config.shard {
         outputs::write_shard(&target.dir, &target.shard, &rep)?;
     }
-    outputs::write_ci(config, &rep)?;
+    outputs::write_ci(config, &rep, &run.replies)?;
     progress.finish();
     outputs::print_stdout(&rep, config.stdout)?;
     let failing = run.analysis.findings.iter().any(|f| config.policy.fails(f))
@@ -276,19 +284,21 @@ pub fn analyze_parsed(
         })
         .collect();
     let groups = vec![None; loaded.len()];
-    analyze_loaded(rules, redact, loaded, groups)
+    analyze_loaded(rules, redact, loaded, groups, false)
 }
 
 /// Loaded inputs → the run: records grouped (rotated files of one log
 /// continue one another), sessions rebuilt and walked in parallel, merged
 /// with the sessions walked while reading in input order (deterministic
 /// for any thread count), the capture-wide rules, then redaction.
-/// `groups[i]`: input `i`'s rotation group, if any.
+/// `groups[i]`: input `i`'s rotation group, if any. `want_replies`: keep
+/// the responses' places for `--otlp` while the sessions are whole.
 fn analyze_loaded(
     rules: &analyze::Config,
     redact: bool,
     loaded: Vec<Loaded>,
     groups: Vec<Option<String>>,
+    want_replies: bool,
 ) -> Run {
     let mut g = gather(loaded, &groups);
     let sessions = reconstruct::build_sessions(g.records);
@@ -301,6 +311,16 @@ fn analyze_loaded(
         .par_iter()
         .map(|s| analyze::engine::walk(rules, s))
         .collect();
+    let mut replies = report::otlp::Replies::default();
+    if want_replies {
+        replies.sessions = sessions
+            .par_iter()
+            .map(report::otlp::Replies::collect)
+            .collect();
+        if redact {
+            replies.redact();
+        }
+    }
     drop(sessions);
     let mut all: Vec<(usize, usize, SessionResult)> = walked
         .into_iter()
@@ -325,6 +345,7 @@ fn analyze_loaded(
         fatal: g.fatal,
         analysis,
         skipped: Vec::new(),
+        replies,
     }
 }
 

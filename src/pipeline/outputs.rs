@@ -17,6 +17,7 @@ use crate::report::csv::Csv;
 use crate::report::html::{self, EvidenceKey, Html, Shown};
 use crate::report::json::{self, Json};
 use crate::report::junit::Junit;
+use crate::report::otlp;
 use crate::report::parquet::Parquet;
 use crate::report::sarif::Sarif;
 use crate::report::shard::{self, Shard};
@@ -32,8 +33,8 @@ fn create(dir: &Path, name: &str) -> Result<std::io::BufWriter<std::fs::File>> {
     ))
 }
 
-/// The files `--out` writes (a `--junit` or `--sarif` among them would be
-/// overwritten by the other).
+/// The files `--out` writes (a `--junit`, `--sarif` or `--otlp` among them
+/// would be overwritten by the other).
 const OUT_FILES: &[&str] = &[
     "summary.json",
     "findings.csv",
@@ -50,8 +51,8 @@ const OUT_FILES: &[&str] = &[
     "report.html",
 ];
 
-/// Refuses, before anything is read or written, a `--junit` or `--sarif`
-/// file that is one of the run's inputs or one of the files `--out` writes
+/// Refuses, before anything is read or written, a `--junit`, `--sarif` or
+/// `--otlp` file that is one of the run's inputs or one of the files `--out` writes
 /// (the capture or the summary would be overwritten).
 pub(super) fn check_ci_targets(
     config: &crate::config::RunConfig,
@@ -68,7 +69,11 @@ pub(super) fn check_ci_targets(
         .filter_map(|p| canon(&p))
         .collect();
     let out = config.out.as_deref().and_then(canon);
-    for (flag, target) in [("--junit", &config.junit), ("--sarif", &config.sarif)] {
+    for (flag, target) in [
+        ("--junit", &config.junit),
+        ("--sarif", &config.sarif),
+        ("--otlp", &config.otlp),
+    ] {
         let Some(t) = target else { continue };
         if let Some(c) = canon(t)
             && inputs.contains(&c)
@@ -94,8 +99,13 @@ pub(super) fn check_ci_targets(
     Ok(())
 }
 
-/// Writes `--junit` and `--sarif` files (parent folders made as needed).
-pub(super) fn write_ci(config: &crate::config::RunConfig, rep: &Report<'_>) -> Result<()> {
+/// Writes `--junit`, `--sarif` and `--otlp` files (parent folders made as
+/// needed).
+pub(super) fn write_ci(
+    config: &crate::config::RunConfig,
+    rep: &Report<'_>,
+    replies: &otlp::Replies,
+) -> Result<()> {
     let write = |path: &Path, r: &dyn Render| -> Result<()> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
@@ -118,7 +128,58 @@ pub(super) fn write_ci(config: &crate::config::RunConfig, rep: &Report<'_>) -> R
     if let Some(p) = &config.sarif {
         write(p, &Sarif)?;
     }
+    if let Some(p) = &config.otlp {
+        let excerpts = read_otlp_evidence(rep, replies);
+        let o = otlp::Otlp {
+            replies,
+            excerpts: &excerpts,
+            redact: config.redact,
+        };
+        let (lines, left) = o.lines(rep);
+        write(p, &otlp::Lines(&lines))?;
+        let name = p.display();
+        if left.untimed_sessions > 0 || left.untimed_requests > 0 {
+            eprintln!(
+                "mcp-audit: --otlp {name}: {} requests ({} whole sessions) have no time \
+                 in the capture and are not in it (a span needs a start)",
+                left.untimed_requests, left.untimed_sessions
+            );
+        }
+        if left.replies_unread > 0 {
+            eprintln!(
+                "mcp-audit: --otlp {name}: {} answered requests of logs read block by block \
+                 carry no error.type (their responses were not kept)",
+                left.replies_unread
+            );
+        }
+    }
     Ok(())
+}
+
+/// The largest evidence range `--otlp` reads again (a HAR entry with its
+/// response body): a longer one is cut, and gives no detail.
+const OTLP_WINDOW: usize = 4 << 20;
+
+/// Re-reads the evidence ranges the spans need ([`otlp::wanted`]), one
+/// pass per file, files in parallel, each range reduced to its messages
+/// at once ([`otlp::read_excerpt`]). A range that was cut or cannot be
+/// read again gives no detail.
+fn read_otlp_evidence(rep: &Report<'_>, replies: &otlp::Replies) -> otlp::Excerpts {
+    otlp::wanted(rep, replies)
+        .into_par_iter()
+        .flat_map_iter(|(file, ranges)| {
+            let path = PathBuf::from(rep.file_name(file));
+            let got = source::evidence(&path, &ranges, OTLP_WINDOW).unwrap_or_default();
+            ranges
+                .into_iter()
+                .zip(got)
+                .filter_map(move |((off, len), e)| {
+                    let e = e.filter(|e| !e.cut)?;
+                    Some(((file, off, len), otlp::read_excerpt(&e.text)))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Writes the `--out` folder. Between stages, what the last one freed goes

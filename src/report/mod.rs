@@ -9,6 +9,8 @@
 //!   (`reports/SCHEMA.md`).
 //! * [`junit`], [`sarif`] — the findings for CI pages (`--junit`, `--sarif`),
 //!   with help text from [`catalogue`].
+//! * [`otlp`] — the requests as OpenTelemetry traces, OTLP/JSON Lines
+//!   (`--otlp`), per the MCP semantic conventions.
 //! * [`terminal`] — the human summary on stdout.
 //! * [`html`] — `report.html`, one self-contained page.
 //! * [`redact`] — secrets out of every output (on unless `--no-redact`).
@@ -20,6 +22,7 @@ pub mod csv;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod otlp;
 pub mod parquet;
 pub mod progress;
 pub mod redact;

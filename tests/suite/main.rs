@@ -26,4 +26,5 @@ mod never_panic;
 mod nightly;
 mod nothing_lost;
 mod operations;
+mod otlp;
 mod parquet_duckdb;

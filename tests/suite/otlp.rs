@@ -1,0 +1,353 @@
+//! `--otlp` read back by the official OTLP protobuf definitions:
+//! `tests/suite/otlp_read.py` checks the OTLP/JSON rules (hex ids, integer
+//! enums, 64-bit integers as strings), parses every line into an
+//! `ExportTraceServiceRequest` with `json_format.Parse` (unknown fields
+//! fail) and prints what it parsed. The values below were checked by hand
+//! against the capture and against `pairs.csv` of the same run.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::common::{has_python, mcp_audit, out_dir, root};
+
+const TS_HAR: &str = "tests/data/real/har_ts-streamable-sse__raw-batches.har";
+
+/// Runs `mcp-audit INPUT --out DIR/out --otlp DIR/t.jsonl EXTRA…` and
+/// reads the file back; `None` when python lacks opentelemetry-proto.
+fn read_back(test: &str, input: &Path, extra: &[&str]) -> Option<(std::path::PathBuf, Value)> {
+    if !has_python(
+        test,
+        &["google.protobuf", "opentelemetry.proto"],
+        "opentelemetry-proto",
+    ) {
+        return None;
+    }
+    let dir = out_dir(test);
+    let (out, file) = (dir.join("out"), dir.join("t.jsonl"));
+    let (i, o, f) = (
+        input.display().to_string(),
+        out.display().to_string(),
+        file.display().to_string(),
+    );
+    let mut args = vec![i.as_str(), "--out", &o, "--otlp", &f, "-q"];
+    args.extend_from_slice(extra);
+    let run = mcp_audit(&args);
+    assert!(
+        matches!(run.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let r = Command::new("python3")
+        .arg(root().join("tests/suite/otlp_read.py"))
+        .arg(&file)
+        .output()
+        .expect("python3");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    Some((dir, serde_json::from_slice(&r.stdout).expect("json")))
+}
+
+/// One CSV line split into fields (RFC 4180 quotes).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut chars) =
+        (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
+/// `pairs.csv` rows as header → value maps.
+fn pairs(out: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(out.join("pairs.csv")).expect("pairs.csv");
+    let mut lines = text.lines();
+    let head = fields(lines.next().expect("header"));
+    lines
+        .map(|l| head.iter().cloned().zip(fields(l)).collect())
+        .collect()
+}
+
+/// RFC 3339 UTC with µs → ns since the epoch.
+fn ns(t: &str) -> i128 {
+    let d = chrono::DateTime::parse_from_rfc3339(t).expect("time");
+    i128::from(d.timestamp_micros()) * 1000
+}
+
+fn spans(v: &Value) -> &Vec<Value> {
+    v["lines"][0][0]["spans"].as_array().expect("spans")
+}
+
+/// The TypeScript SDK's server, batches sent raw (the capture of
+/// tests/suite/gates.rs): 16 pairs.csv rows, 13 with a latency (ids 7, 8
+/// and the second id 9 were never answered); one session, one line.
+#[test]
+fn ts_raw_batches_as_traces() {
+    let Some((dir, v)) = read_back("otlp_ts_raw_batches", &root().join(TS_HAR), &[]) else {
+        return;
+    };
+    let lines = v["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 1, "one line per session");
+    assert_eq!(lines[0].as_array().unwrap().len(), 1);
+    assert_eq!(
+        v["lines"][0][0]["resource"],
+        json!({"service.name": "capture-demo-ts", "service.version": "0.1.0"})
+    );
+    let spans = spans(&v);
+    assert_eq!(spans.len(), 14, "a session span and 13 measured requests");
+    let root_span = &spans[0];
+    assert_eq!(root_span["name"], "mcp session");
+    assert_eq!(root_span["kind"], 1);
+    assert_eq!(root_span["parent_span_id"], "");
+    let trace = root_span["trace_id"].as_str().unwrap();
+    assert_eq!(trace.len(), 32);
+    // Every span is in the session's trace, under the session span, CLIENT.
+    for s in &spans[1..] {
+        assert_eq!(s["trace_id"], trace);
+        assert_eq!(s["parent_span_id"], root_span["span_id"]);
+        assert_eq!(s["kind"], 3);
+        assert_eq!(s["scope"], "mcp-audit");
+    }
+    // Times against pairs.csv: each measured row is a span in request
+    // order, start the request time, end start + latency (here also the
+    // response time: the HAR states no durations).
+    let rows = pairs(&dir.join("out"));
+    assert_eq!(rows.len(), 16);
+    let measured: Vec<&HashMap<String, String>> = rows
+        .iter()
+        .filter(|r| !r["latency_ms"].is_empty())
+        .collect();
+    assert_eq!(measured.len(), 13);
+    for (s, r) in spans[1..].iter().zip(&measured) {
+        let start = ns(&r["request_time"]);
+        let lat_ns = (r["latency_ms"].parse::<f64>().unwrap() * 1e6).round() as i128;
+        assert_eq!(s["start"].as_i64().map(i128::from), Some(start), "{r:?}");
+        assert_eq!(
+            s["end"].as_i64().map(i128::from),
+            Some(start + lat_ns),
+            "{r:?}"
+        );
+        assert_eq!(
+            s["end"].as_i64().map(i128::from),
+            Some(ns(&r["response_time"]))
+        );
+        assert_eq!(
+            s["attributes"]["mcp.method.name"].as_str(),
+            Some(r["method"].as_str())
+        );
+        assert_eq!(
+            s["attributes"]["mcp_audit.batch"]
+                .as_i64()
+                .map(|b| b.to_string()),
+            Some(r["batch"].clone()).filter(|b| !b.is_empty())
+        );
+    }
+    // One span in full: tools/call id 6 (entry 3, the third member of
+    // pairs.csv batch 2), sent 21:06:51.457877, answered 253.058 ms later.
+    let add = spans
+        .iter()
+        .find(|s| s["attributes"]["jsonrpc.request.id"] == "6")
+        .unwrap();
+    assert_eq!(add["name"], "tools/call add");
+    assert_eq!(add["start"], 1_796_072_811_457_877_000_i64);
+    assert_eq!(add["end"], 1_796_072_811_710_935_000_i64);
+    assert_eq!(add["status"], json!({"code": 0, "message": ""}));
+    assert_eq!(add["events"], json!([]));
+    assert_eq!(
+        add["attributes"],
+        json!({
+            "mcp.method.name": "tools/call",
+            "jsonrpc.request.id": "6",
+            "gen_ai.tool.name": "add",
+            "gen_ai.operation.name": "execute_tool",
+            "network.transport": "tcp",
+            "network.protocol.name": "http",
+            "network.protocol.version": "1.1",
+            "mcp.session.id": "fb0b5df5-3256-4083-a965-a3c9625f5b7c",
+            "mcp.protocol.version": "2025-03-26",
+            "mcp_audit.pair.status": "paired",
+            "mcp_audit.batch": 2,
+            "mcp_audit.batch.position": 2,
+        })
+    );
+    // The server's -32601 for "b-12" (entry 9): an error span.
+    let err = spans
+        .iter()
+        .find(|s| s["attributes"]["jsonrpc.request.id"] == "b-12")
+        .unwrap();
+    assert_eq!(err["name"], "no/such_method");
+    assert_eq!(
+        err["status"],
+        json!({"code": 2, "message": "Method not found"})
+    );
+    assert_eq!(err["attributes"]["error.type"], "-32601");
+    assert_eq!(err["attributes"]["rpc.response.status_code"], "-32601");
+    let names: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
+    assert!(names.contains(&"prompts/get greet"));
+    let read = spans
+        .iter()
+        .find(|s| s["attributes"]["jsonrpc.request.id"] == "2")
+        .unwrap();
+    assert_eq!(
+        read["attributes"]["mcp.resource.uri"],
+        "users://bob/profile"
+    );
+    // Unmeasured requests are events on the session span, never spans.
+    let unmeasured: Vec<(&str, &str)> = root_span["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "mcp_audit.request")
+        .map(|e| {
+            (
+                e["attributes"]["jsonrpc.request.id"].as_str().unwrap(),
+                e["attributes"]["mcp_audit.latency.unknown"]
+                    .as_str()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unmeasured,
+        [
+            ("7", "no_response"),
+            ("8", "no_response"),
+            ("9", "no_response")
+        ]
+    );
+    // Every finding is one event; duplicate_id points at the second id 9
+    // (tools/call add, unanswered), so it sits on the session span.
+    let events: Vec<&Value> = spans
+        .iter()
+        .flat_map(|s| s["events"].as_array().unwrap())
+        .filter(|e| e["name"] == "mcp_audit.finding")
+        .collect();
+    assert_eq!(events.len(), 16);
+    let dup = events
+        .iter()
+        .find(|e| e["attributes"]["mcp_audit.finding.kind"] == "duplicate_id")
+        .unwrap();
+    assert_eq!(dup["time"], 1_796_072_811_784_763_000_i64);
+    assert_eq!(dup["attributes"]["jsonrpc.request.id"], "9");
+    assert_eq!(dup["attributes"]["mcp_audit.finding.severity"], "error");
+    assert_eq!(dup["attributes"]["mcp_audit.finding.location"], "entry 6");
+}
+
+/// Two runs write the same bytes (ids are derived, not random).
+#[test]
+fn two_runs_write_the_same_file() {
+    let dir = out_dir("otlp_twice");
+    let cap = root().join(TS_HAR).display().to_string();
+    let mut got = Vec::new();
+    for n in ["a.jsonl", "b.jsonl"] {
+        let f = dir.join(n).display().to_string();
+        mcp_audit(&[&cap, "--otlp", &f, "-q"]);
+        got.push(std::fs::read(dir.join(n)).unwrap());
+    }
+    assert!(!got[0].is_empty());
+    assert_eq!(got[0], got[1]);
+}
+
+/// A hand-made HAR: a tool call whose id is a GitHub token, whose tool
+/// name is an API key, answered by an error naming a bearer token, with a
+/// W3C traceparent in `_meta`. Redacted by default, kept with
+/// `--no-redact`; the span joins the sender's trace.
+#[test]
+fn redacted_and_in_the_senders_trace() {
+    let dir = out_dir("otlp_redacted_input");
+    let id = "ghp_abcdefghijklmnopqrstuvwx";
+    let key = "sk-live-abcdefghijklmnop1234";
+    let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let req = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": key, "_meta": {"traceparent": tp}}});
+    let resp = json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32000, "message": "denied for Bearer zyxwvutsrqponmlkjihg"}});
+    let har = json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"},
+        "entries": [{
+            "startedDateTime": "2026-12-01T10:00:00.000000Z", "time": 12.5,
+            "request": {"method": "POST", "url": "http://127.0.0.1:9/mcp", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Mcp-Session-Id", "value": "s1"},
+                            {"name": "Content-Type", "value": "application/json"}],
+                "postData": {"mimeType": "application/json", "text": req.to_string()}},
+            "response": {"status": 200, "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": "application/json"}],
+                "content": {"mimeType": "application/json", "text": resp.to_string()}},
+            "timings": {"send": 0, "wait": 12.5, "receive": 0}}]}});
+    let input = dir.join("secret.har");
+    std::fs::write(&input, har.to_string()).unwrap();
+    let Some((d, v)) = read_back("otlp_redacted", &input, &[]) else {
+        return;
+    };
+    let text = std::fs::read_to_string(d.join("t.jsonl")).unwrap();
+    for secret in [id, key, "zyxwvutsrqponmlkjihg"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let spans = spans(&v);
+    assert_eq!(spans.len(), 2);
+    let s = &spans[1];
+    assert_eq!(s["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(s["parent_span_id"], "00f067aa0ba902b7");
+    assert_eq!(
+        s["links"],
+        json!([{"trace_id": spans[0]["trace_id"], "span_id": spans[0]["span_id"],
+                "attributes": {"mcp_audit.link": "session"}}])
+    );
+    assert_eq!(s["name"], "tools/call [REDACTED]");
+    assert_eq!(s["attributes"]["jsonrpc.request.id"], "[REDACTED]");
+    assert_eq!(s["attributes"]["error.type"], "-32000");
+    assert_eq!(s["attributes"]["mcp.session.id"], "s1");
+    assert_eq!(s["status"]["code"], 2);
+    assert_eq!(s["status"]["message"], "denied for Bearer [REDACTED]");
+    assert_eq!(
+        s["end"].as_i64().unwrap() - s["start"].as_i64().unwrap(),
+        12_500_000
+    );
+    // Kept as captured when asked.
+    let (_, v) = read_back("otlp_not_redacted", &input, &["--no-redact"]).unwrap();
+    let s = &spans_of(&v)[1];
+    assert_eq!(s["name"], format!("tools/call {key}"));
+    assert_eq!(s["attributes"]["jsonrpc.request.id"], id);
+}
+
+fn spans_of(v: &Value) -> Vec<Value> {
+    spans(v).clone()
+}
+
+/// `--otlp` never overwrites an input or an `--out` file, nor shares a
+/// file with `--junit`/`--sarif` (exit 2, nothing written).
+#[test]
+fn refuses_to_overwrite() {
+    let dir = out_dir("otlp_refuses");
+    let cap = dir.join("c.har");
+    std::fs::copy(root().join(TS_HAR), &cap).unwrap();
+    let before = std::fs::read(&cap).unwrap();
+    let c = cap.display().to_string();
+    let o = mcp_audit(&[&c, "--otlp", &c, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--otlp"));
+    assert_eq!(std::fs::read(&cap).unwrap(), before);
+    let out = dir.join("out").display().to_string();
+    let target = dir.join("out/summary.json").display().to_string();
+    let o = mcp_audit(&[&c, "--out", &out, "--otlp", &target, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--out writes that file"));
+    let x = dir.join("x").display().to_string();
+    let o = mcp_audit(&[&c, "--sarif", &x, "--otlp", &x, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--sarif and --otlp name the same file"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.join("x").exists());
+}
