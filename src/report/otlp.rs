@@ -774,6 +774,10 @@ impl Otlp<'_> {
                 ));
                 attrs.push(attr_i("mcp_audit.batch.position", i64::from(p)));
             }
+            if let Some(o) = q.op.and_then(|o| s.operations.get(o as usize)) {
+                // MRTR rounds, a task's polls, a listen (DESIGN.md rule 14).
+                attrs.push(attr_s("mcp_audit.operation", &o.key()));
+            }
             let events: Vec<Value> = on_request
                 .remove(&i)
                 .unwrap_or_default()

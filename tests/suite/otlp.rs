@@ -351,3 +351,23 @@ fn refuses_to_overwrite() {
     );
     assert!(!dir.join("x").exists());
 }
+
+/// MRTR rounds (fastmcp 4.2.3, `book_flight` ids 5 → 6 → 7; see
+/// tests/suite/operations.rs) carry their operation's key, so a trace
+/// viewer can group them; a plain call carries none.
+#[test]
+fn mrtr_rounds_name_their_operation() {
+    let cap = root().join("tests/data/real4/issue12/har_fastmcp-4.2.3__mrtr.har");
+    let Some((_, v)) = read_back("otlp_mrtr", &cap, &[]) else {
+        return;
+    };
+    let op = |id: &str| {
+        spans(&v)
+            .iter()
+            .find(|s| s["attributes"]["jsonrpc.request.id"] == id)
+            .map(|s| s["attributes"]["mcp_audit.operation"].clone())
+    };
+    let m = Some(json!("mrtr-1"));
+    assert_eq!((op("5"), op("6"), op("7")), (m.clone(), m.clone(), m));
+    assert_eq!(op("3"), Some(Value::Null));
+}
