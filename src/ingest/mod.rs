@@ -78,7 +78,7 @@ pub fn parse(input: Input<'_>, format: Format) -> Parsed {
 /// A line log whose text ends inside a message (no line end after it, and
 /// its last line, which holds `{` or `[`, read as no JSON): the log was
 /// cut while it was written or copied. That last frame becomes a lost
-/// message ([`Payload::Lost`], a capture gap that can explain one
+/// message ([`crate::record::Payload::Lost`], a capture gap that can explain one
 /// `missing_response`, DESIGN.md rule 12) instead of a `non_json_line`,
 /// with one problem line naming it. `first_line`: the number of the
 /// text's first line (a block of a larger file starts further on).

@@ -124,7 +124,8 @@ pub struct OpFields {
     pub request_state: Option<u64>,
     /// Request: `params.inputResponses` is present (an MRTR retry).
     pub input_responses: bool,
-    /// Response: `result.resultType` (absent means `complete`).
+    /// Response: `result.resultType` other than `complete` (absent and
+    /// `complete` are `None`: most results, which then keep no members).
     pub result_type: Option<ResultType>,
     /// Request: hash of `params.taskId` (`tasks/get`, `tasks/result`,
     /// `tasks/cancel`, `tasks/update`). Response: hash of `result.taskId`
@@ -149,12 +150,10 @@ pub enum TaskEnd {
     Cancelled,
 }
 
-/// `result.resultType` (2026-07-28: every result has one, absent means
-/// `complete`).
+/// `result.resultType` other than `complete` (2026-07-28: every result
+/// has one, absent means `complete`, the request is done).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultType {
-    /// `complete`: the request is done.
-    Complete,
     /// `input_required`: the client must retry with `inputResponses`
     /// under a new id (MRTR).
     InputRequired,
@@ -729,11 +728,11 @@ fn result_op(r: &str, task_handle: &mut bool) -> OpFields {
         &["resultType", "requestState", "taskId", "status", "task"],
     );
     let mut op = OpFields {
-        result_type: result_type.and_then(str_value).map(|t| match t.as_ref() {
-            "complete" => ResultType::Complete,
-            "input_required" => ResultType::InputRequired,
-            "task" => ResultType::Task,
-            _ => ResultType::Other,
+        result_type: result_type.and_then(str_value).and_then(|t| match t.as_ref() {
+            "complete" => None,
+            "input_required" => Some(ResultType::InputRequired),
+            "task" => Some(ResultType::Task),
+            _ => Some(ResultType::Other),
         }),
         request_state: str_hash(state),
         ..OpFields::default()
