@@ -4,6 +4,9 @@
 
 use std::collections::VecDeque;
 
+#[path = "http_rules.rs"]
+mod http_rules;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
@@ -344,6 +347,8 @@ pub struct Walker<'c> {
     /// end, when every request of the session has been read (a HAR places
     /// events only inside their body's window).
     odd_progress: Vec<(Direction, Id, Finding)>,
+    /// State of the HTTP and cancellation rules ([`http_rules`]).
+    http_rules: http_rules::HttpRules,
 }
 
 /// The only revision without sessions or initialize (FORMATS.md §2.6).
@@ -426,6 +431,7 @@ impl<'c> Walker<'c> {
             sending: Sent::Other,
             odd_progress: Vec::new(),
             dup_ids: [HashSet::new(), HashSet::new()],
+            http_rules: http_rules::HttpRules::default(),
         }
     }
 
@@ -593,6 +599,7 @@ impl Walker<'_> {
             self.out.revision = Some(v.to_string());
         }
         self.header_check(f, d);
+        self.request_rules(f, d);
         // Is this frame the reply to a notification-only batch? (rule 8)
         let reply_to = self.reply_to(f, d);
         if let Some(b) = reply_to {
@@ -924,7 +931,7 @@ impl Walker<'_> {
                 self.progress(f, d, m);
             }
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
-                self.cancel(d, m);
+                self.cancel(f, d, m);
             }
             return;
         }
@@ -954,7 +961,7 @@ impl Walker<'_> {
 
     /// `notifications/cancelled` sent in direction `d`: the pending request
     /// it names (sent the same way) is cancelled, and that is reported.
-    fn cancel(&mut self, d: Direction, m: &Message) {
+    fn cancel(&mut self, f: &Frame, d: Direction, m: &Message) {
         let Some(valid) = m.cancel_id().and_then(Id::valid) else {
             return;
         };
@@ -969,14 +976,22 @@ impl Walker<'_> {
         });
         if let Some(r) = hit {
             self.out.requests[r].cancelled = true;
+            self.http_rules.cancelled(r, f.ts, f.prov.location);
             let sp = &mut self.spaces[dir_index(d)];
             sp.release(&valid);
             sp.other_ids.insert(valid);
             let q = &self.out.requests[r];
-            let detail = format!(
-                "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
-                q.method.as_deref().unwrap_or("the request")
-            );
+            let detail = if self.out.revision.as_deref() == Some(MODERN) {
+                format!(
+                    "the requester cancelled {} while it was unanswered; under 2026-07-28 no reply may follow (one would be answered_after_cancel)",
+                    q.method.as_deref().unwrap_or("the request")
+                )
+            } else {
+                format!(
+                    "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
+                    q.method.as_deref().unwrap_or("the request")
+                )
+            };
             let f = q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
             self.out.findings.push(f);
         }
@@ -1616,6 +1631,7 @@ impl Walker<'_> {
             self.out.server = Some((n.to_string(), ver.to_string()));
             self.negotiated = Some(v.into());
         }
+        self.answer_rules(f, d, m, ri);
     }
 
     fn finish_rules(&mut self) {

@@ -98,6 +98,10 @@ kinds! {
     ProgressAfterResponse => "progress_after_response", Warning, false;
     UnknownProgressToken => "unknown_progress_token", Warning, false;
     ProtocolVersionMismatch => "protocol_version_mismatch", Warning, false;
+    HeaderMismatch => "header_mismatch", Error, false;
+    RetiredErrorCode => "retired_error_code", Warning, false;
+    OriginNotRejected => "origin_not_rejected", Warning, false;
+    AnsweredAfterCancel => "answered_after_cancel", Warning, false;
 }
 
 /// The id a finding names: one id, or a batch's member ids (rule 8).
