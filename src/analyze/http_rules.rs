@@ -293,7 +293,10 @@ mod tests {
     /// A HAR of POSTs to `http://127.0.0.1:3000/mcp`, 10 ms apart: (request
     /// headers as `name: value`, a name starting `>` for a response header,
     /// body, status, JSON response body or "").
-    fn har(entries: &[(&[(&str, &str)], String, i64, &str)]) -> String {
+    /// One test entry: headers, body, status, response body.
+    type Entry<'a> = (&'a [(&'a str, &'a str)], String, i64, &'a str);
+
+    fn har(entries: &[Entry<'_>]) -> String {
         let list: Vec<String> = entries
             .iter()
             .enumerate()
