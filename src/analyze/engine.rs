@@ -4,6 +4,9 @@
 
 use std::collections::VecDeque;
 
+#[path = "http_rules.rs"]
+mod http_rules;
+
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::findings::{Finding, FindingId, FindingKind as K};
@@ -360,6 +363,8 @@ pub struct Walker<'c> {
     ops: Tracker,
     /// Capture gaps met.
     gaps: super::gaps::Recorder,
+    /// State of the HTTP and cancellation rules ([`http_rules`]).
+    http_rules: http_rules::HttpRules,
 }
 
 /// The only revision without sessions or initialize (FORMATS.md §2.6).
@@ -440,6 +445,7 @@ impl<'c> Walker<'c> {
             dup_ids: [HashSet::new(), HashSet::new()],
             ops: Tracker::default(),
             gaps: super::gaps::Recorder::default(),
+            http_rules: http_rules::HttpRules::default(),
         }
     }
 
@@ -641,6 +647,7 @@ impl Walker<'_> {
             self.out.revision = Some(v.to_string());
         }
         self.header_check(f, d);
+        self.request_rules(f, d);
         // Is this frame the reply to a notification-only batch? (rule 8)
         let reply_to = self.reply_to(f, d);
         if let Some(b) = reply_to {
@@ -988,7 +995,7 @@ impl Walker<'_> {
             }
             self.ops.notification(m);
             if m.method.as_deref() == Some("notifications/cancelled") && !self.one_direction {
-                self.cancel(d, m);
+                self.cancel(f, d, m);
             }
             return;
         }
@@ -1018,7 +1025,7 @@ impl Walker<'_> {
 
     /// `notifications/cancelled` sent in direction `d`: the pending request
     /// it names (sent the same way) is cancelled, and that is reported.
-    fn cancel(&mut self, d: Direction, m: &Message) {
+    fn cancel(&mut self, f: &Frame, d: Direction, m: &Message) {
         let Some(valid) = m.cancel_id().and_then(Id::valid) else {
             return;
         };
@@ -1033,14 +1040,22 @@ impl Walker<'_> {
         });
         if let Some(r) = hit {
             self.out.requests[r].cancelled = true;
+            self.http_rules.cancelled(r, f.ts, f.prov.location);
             let sp = &mut self.spaces[dir_index(d)];
             sp.release(&valid);
             sp.other_ids.insert(valid);
             let q = &self.out.requests[r];
-            let detail = format!(
-                "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
-                q.method.as_deref().unwrap_or("the request")
-            );
+            let detail = if self.out.revision.as_deref() == Some(MODERN) {
+                format!(
+                    "the requester cancelled {} while it was unanswered; under 2026-07-28 no reply may follow (one would be answered_after_cancel)",
+                    q.method.as_deref().unwrap_or("the request")
+                )
+            } else {
+                format!(
+                    "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
+                    q.method.as_deref().unwrap_or("the request")
+                )
+            };
             let f = q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
             self.out.findings.push(f);
         }
@@ -1695,6 +1710,7 @@ impl Walker<'_> {
             // 2026-07-28: the server names itself in `_meta`.
             self.out.server = Some((n.to_string(), ver.to_string()));
         }
+        self.answer_rules(f, d, m, ri);
     }
 
     fn finish_rules(&mut self) {

@@ -99,6 +99,10 @@ kinds! {
     UnknownProgressToken => "unknown_progress_token", Warning, false;
     ProtocolVersionMismatch => "protocol_version_mismatch", Warning, false;
     MrtrStateChanged => "mrtr_state_changed", Error, false;
+    HeaderMismatch => "header_mismatch", Error, false;
+    RetiredErrorCode => "retired_error_code", Warning, false;
+    OriginNotRejected => "origin_not_rejected", Warning, false;
+    AnsweredAfterCancel => "answered_after_cancel", Warning, false;
 }
 
 /// The id a finding names: one id, or a batch's member ids (rule 8).

@@ -215,6 +215,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
             // The stated latency_ms is the bound (FORMATS.md §9.1).
             time_unbounded: false,
             origin_keyed: false,
+            headers: None,
         };
         let frame = |direction, prov, payload, http, stated_latency| {
             Record::Frame(Frame {

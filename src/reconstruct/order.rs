@@ -464,6 +464,7 @@ mod tests {
             response_lost: false,
             time_unbounded: false,
             origin_keyed: false,
+            headers: None,
         })
     }
 

@@ -169,6 +169,46 @@ pub struct HttpContext {
     /// so ids of other exchanges are no duplicates or reuses (DESIGN.md
     /// rule 6).
     pub origin_keyed: bool,
+    /// The request headers the HTTP rules compare with the body or the URL
+    /// (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, a foreign `Origin`);
+    /// `None` when the entry has none of them (shared by the entry's frames).
+    pub headers: Option<std::sync::Arc<RequestHeaders>>,
+}
+
+/// What a HAR request says in headers that its body or URL also says
+/// (2026-07-28 basic/transports/streamable-http, Standard Headers and
+/// Custom Headers from Tool Parameters, SEP-2243; the `Origin` check of
+/// the transports' Security Warning). Values are the header texts as sent
+/// (trimmed), not yet Base64-decoded.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RequestHeaders {
+    /// `Mcp-Method`.
+    pub mcp_method: Option<Box<str>>,
+    /// `Mcp-Name`.
+    pub mcp_name: Option<Box<str>>,
+    /// `Mcp-Param-{Name}` headers, in header order.
+    pub mcp_params: Vec<ParamHeader>,
+    /// The body's `params.name` when it is a string (single-object body).
+    pub body_name: Option<Box<str>>,
+    /// The body's `params.uri` when it is a string (single-object body).
+    pub body_uri: Option<Box<str>>,
+    /// `(Origin, URL host)` when the `Origin` header names another host
+    /// than the request URL's (loopback names count as one host; `null`
+    /// and unreadable origins are not foreign).
+    pub foreign_origin: Option<(Box<str>, Box<str>)>,
+}
+
+/// One `Mcp-Param-{Name}` header and the body argument it mirrors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamHeader {
+    /// `{Name}`, as written after `Mcp-Param-`.
+    pub name: Box<str>,
+    /// The header value as sent.
+    pub value: Box<str>,
+    /// Raw JSON of `params.arguments[key]` for the top-level key equal to
+    /// `{Name}` ignoring ASCII case; `None` when no key matches (without
+    /// the tool's `inputSchema` the argument it mirrors is unknown).
+    pub body: Option<Box<str>>,
 }
 
 /// One frame: a JSON object, a JSON array (a batch), or a traffic line that

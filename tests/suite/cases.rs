@@ -128,6 +128,11 @@ real_in! {
     i12_har_ts_server_2_4_0_raw_legacy => "tests/data/real4/issue12", "har_ts-server-2.4.0__raw-legacy.har";
     i12_stdio_mcp_2_3_0_mcpserver_fastmcp_client_mrtr_listen_logger => "tests/data/real4/issue12", "stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log";
     i12_stdio_rmcp_3_11_0_raw_lines_logger => "tests/data/real4/issue12", "stdio_rmcp-3.11.0__raw-lines.logger.log";
+    origin_har_ts_sdk_1_32_2 => "tests/data/real4/origin", "har_ts-sdk-1.32.2__origin.har";
+    origin_har_fastmcp_4_2_3 => "tests/data/real4/origin", "har_fastmcp-4.2.3__origin.har";
+    origin_har_mcp_2_3_0_mcpserver => "tests/data/real4/origin", "har_mcp-2.3.0-mcpserver__origin.har";
+    cancel_stdio_fastmcp_4_2_3 => "tests/data/real4/cancel", "stdio_fastmcp-4.2.3__cancel-2026.logger.log";
+    cancel_stdio_mcp_2_3_0_mcpserver => "tests/data/real4/cancel", "stdio_mcp-2.3.0-mcpserver__cancel-2026.logger.log";
     real2_mcp_remote_debug => "tests/data/real2", "x_stdio_mcp-remote.debug.log";
     real3_mcp_proxy => "tests/data/real3", "x_stdio_mcp-proxy.debug.log";
     real3_mcp_remote_debug_file => "tests/data/real3", "x_stdio_mcp-remote.debug-file.log";

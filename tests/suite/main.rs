@@ -20,6 +20,7 @@ mod gates;
 mod generated;
 mod hostile;
 mod html;
+mod http_rules;
 mod inputs;
 mod matrix;
 mod never_panic;

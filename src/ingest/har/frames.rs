@@ -183,6 +183,13 @@ impl<'t> EntrySink<'t> {
         let resp = self.response(i, response.0);
         let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
         let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
+        let body_text = req
+            .post_data
+            .0
+            .as_ref()
+            .filter(|pd| pd.encoding.0.is_none())
+            .and_then(|pd| pd.text.0.as_deref());
+        let headers = super::mcp_headers::read(&req.headers, &resp.headers, url, body_text);
         let es: Vec<EsMessage<'_>> = es.0.into_iter().flatten().filter_map(|m| m.0).collect();
         // DevTools stamps the records of events that came before it began
         // following the stream at about the request's start, before the
@@ -216,6 +223,7 @@ impl<'t> EntrySink<'t> {
             response_lost: read.lost || !has_response,
             time_unbounded: false,
             origin_keyed: session.origin_keyed,
+            headers,
         };
         // Such a `time` still bounds a stream of one message event (priming
         // events aside): it came with the headers (mitmproxy keeps such a

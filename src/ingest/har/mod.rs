@@ -46,6 +46,7 @@ use crate::record::Parsed;
 
 mod error;
 mod frames;
+mod mcp_headers;
 mod model;
 mod scan;
 mod session;
