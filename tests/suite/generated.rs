@@ -66,7 +66,12 @@ fn run_with(
         .expect("gen_traffic.py");
     assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
     let out = dir.join("out");
-    let mut args = vec![corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
+    let mut args = vec![
+        corpus.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
     args.extend_from_slice(analyze);
     mcp_audit_ok(&args);
     let c = Command::new("python3")
@@ -85,7 +90,14 @@ fn run_with(
 }
 
 fn run(format: &str, seed: u32, sessions: u32) {
-    run_with(&format!("gen_{format}_{seed}"), format, seed, sessions, &[], &[]);
+    run_with(
+        &format!("gen_{format}_{seed}"),
+        format,
+        seed,
+        sessions,
+        &[],
+        &[],
+    );
 }
 
 fn json(path: PathBuf) -> serde_json::Value {
@@ -169,7 +181,10 @@ fn har_2026_healthy_has_no_finding() {
             s["operations"]
         );
     }
-    assert_eq!(s["operations"]["listen"]["open"], s["operations"]["listen"]["count"]);
+    assert_eq!(
+        s["operations"]["listen"]["open"],
+        s["operations"]["listen"]["count"]
+    );
 }
 
 /// Each issue-12 kind comes out of its generator fault in every format
@@ -177,7 +192,12 @@ fn har_2026_healthy_has_no_finding() {
 #[test]
 fn issue12_faults() {
     let kinds = ISSUE12.join(",");
-    for (format, seed) in [("envelope", 14), ("claude", 15), ("logger", 16), ("har", 17)] {
+    for (format, seed) in [
+        ("envelope", 14),
+        ("claude", 15),
+        ("logger", 16),
+        ("har", 17),
+    ] {
         let dir = run_with(
             &format!("gen_issue12_{format}"),
             format,
