@@ -153,38 +153,52 @@ fn har_2026_seeds() {
     }
 }
 
+/// 2026-07-28 sessions among legacy ones in stdio logs (envelope and
+/// Claude Desktop files): no initialize, MRTR, tasks, listens.
+#[test]
+fn stdio_2026_seeds() {
+    for (format, seed) in [("envelope", 18), ("claude", 19)] {
+        run_with(
+            &format!("gen_{format}2026_{seed}"),
+            format,
+            seed,
+            6,
+            &["--modern-rate", "0.5"],
+            &[],
+        );
+    }
+}
+
 /// Healthy 2026-07-28 operations give no finding at all (slow tails are
 /// judged against a floor of an hour, so none arise by chance), and the
 /// binary links them as the manifest says (checked by `run_with`).
 #[test]
-fn har_2026_healthy_has_no_finding() {
-    let dir = run_with(
-        "gen_har2026_healthy",
-        "har",
-        13,
-        4,
-        &["--modern-rate", "1", "--faults", "0", "--slow", "3600s"],
-        &["--slow", "3600s"],
-    );
-    let s = json(dir.join("out").join("summary.json"));
-    let found: u64 = s["findings_by_kind"]
-        .as_object()
-        .expect("findings_by_kind")
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(found, 0, "{}", s["findings_by_kind"]);
-    for kind in ["mrtr", "task", "listen"] {
-        assert!(
-            s["operations"][kind]["count"].as_u64().unwrap_or(0) > 0,
-            "{kind}: {}",
-            s["operations"]
+fn healthy_2026_has_no_finding() {
+    for (format, seed) in [("har", 13), ("envelope", 20)] {
+        let dir = run_with(
+            &format!("gen_{format}2026_healthy"),
+            format,
+            seed,
+            4,
+            &["--modern-rate", "1", "--faults", "0", "--slow", "3600s"],
+            &["--slow", "3600s"],
         );
+        let s = json(dir.join("out").join("summary.json"));
+        let found: u64 = s["findings_by_kind"]
+            .as_object()
+            .expect("findings_by_kind")
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(found, 0, "{format}: {}", s["findings_by_kind"]);
+        for kind in ["mrtr", "task", "listen"] {
+            assert!(
+                s["operations"][kind]["count"].as_u64().unwrap_or(0) > 0,
+                "{format} {kind}: {}",
+                s["operations"]
+            );
+        }
     }
-    assert_eq!(
-        s["operations"]["listen"]["open"],
-        s["operations"]["listen"]["count"]
-    );
 }
 
 /// Each issue-12 kind comes out of its generator fault in every format
