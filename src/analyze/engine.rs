@@ -75,6 +75,10 @@ pub struct Req {
     pub file: u32,
     /// The operation it belongs to (`SessionResult::operations`), if any.
     pub op: Option<u32>,
+    /// Its POST was refused at the HTTP layer (401, 403, 407 with no
+    /// JSON-RPC body: an authentication challenge, an Origin check): no
+    /// JSON-RPC answer was due, so a `missing_response` is `info`.
+    pub refused: Option<u16>,
 }
 
 /// Progress of one request that named a `_meta.progressToken`
@@ -156,6 +160,7 @@ impl Req {
             evidence: (0, 0),
             file: 0,
             op: None,
+            refused: None,
         }
     }
 }
@@ -1128,6 +1133,13 @@ impl Walker<'_> {
             response_lost,
             reply_gap: m.extra.as_ref().and_then(|e| e.capture_gap.clone()),
             time_unbounded: f.http.as_ref().is_some_and(|h| h.time_unbounded),
+            refused: f
+                .http
+                .as_ref()
+                .filter(|h| {
+                    h.is_request_body && !h.body_has_json && matches!(h.status, 401 | 403 | 407)
+                })
+                .map(|h| h.status as u16),
             entry: f.http.as_ref().map(|h| h.entry),
             loc: f.prov.location,
             evidence: evidence(f),
@@ -1902,6 +1914,12 @@ impl Walker<'_> {
                     "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
                     q.id.json_text(),
                     q.entry.unwrap_or(0)
+                );
+            } else if let Some(status) = q.refused {
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no JSON-RPC response: its POST was refused with HTTP {status} before JSON-RPC (an authentication challenge or an Origin check), so none was due",
+                    q.id.json_text()
                 );
             } else if let Some(gap) = &q.reply_gap {
                 base.gap = true;

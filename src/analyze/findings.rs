@@ -154,10 +154,12 @@ pub struct Finding {
     pub evidence: (u64, u32),
     /// One line a person understands without the spec.
     pub detail: String,
-    /// What the capture lost explains this finding (a request whose answer
-    /// may sit in a body the capture did not keep, an answer whose request
-    /// may): reported as `info`, never failing `--fail-on`, and the detail
-    /// names the gap.
+    /// Something other than a fault explains this finding: what the
+    /// capture lost (a request whose answer may sit in a body the capture
+    /// did not keep, an answer whose request may), a POST refused at the
+    /// HTTP layer (401/403/407), a server's start-up (`slow_tail` of a
+    /// session's first `initialize` / `server/discover`). Reported as
+    /// `info`, never failing `--fail-on`; the detail says why.
     pub gap: bool,
 }
 

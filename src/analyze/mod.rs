@@ -223,7 +223,7 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
         let scope = if inputs.len() > 1 { "run" } else { "capture" };
         for r in &mut results {
             let mut tails = Vec::new();
-            for q in &r.requests {
+            for (qi, q) in r.requests.iter().enumerate() {
                 let Some(l) = q.latency else { continue };
                 if q.batch.is_some()
                     || q.cancelled
@@ -232,7 +232,7 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                 {
                     continue;
                 }
-                tails.push(q.finding(
+                let mut f = q.finding(
                     FindingKind::SlowTail,
                     &r.name,
                     r.input,
@@ -242,7 +242,18 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                         l as f64 / med.max(1.0),
                         med / 1000.0
                     ),
-                ));
+                );
+                // A session's first request, when it opens the session,
+                // waits for the server to start (a stdio server process
+                // launched for it): `info`, never failing a run.
+                if qi == 0 && matches!(q.method.as_deref(), Some("initialize" | "server/discover"))
+                {
+                    f.gap = true;
+                    f.detail.push_str(
+                        "; it is the session's first request, which waits for the server's start-up (info)",
+                    );
+                }
+                tails.push(f);
             }
             r.findings.extend(tails);
         }

@@ -728,12 +728,14 @@ fn result_op(r: &str, task_handle: &mut bool) -> OpFields {
         &["resultType", "requestState", "taskId", "status", "task"],
     );
     let mut op = OpFields {
-        result_type: result_type.and_then(str_value).and_then(|t| match t.as_ref() {
-            "complete" => None,
-            "input_required" => Some(ResultType::InputRequired),
-            "task" => Some(ResultType::Task),
-            _ => Some(ResultType::Other),
-        }),
+        result_type: result_type
+            .and_then(str_value)
+            .and_then(|t| match t.as_ref() {
+                "complete" => None,
+                "input_required" => Some(ResultType::InputRequired),
+                "task" => Some(ResultType::Task),
+                _ => Some(ResultType::Other),
+            }),
         request_state: str_hash(state),
         ..OpFields::default()
     };

@@ -252,3 +252,105 @@ fn inputs_list_their_gaps() {
     let (_, s) = json(&[f.to_str().unwrap()]);
     assert_eq!(s["inputs"][0]["gaps"], json!({}));
 }
+
+/// An MCP OAuth flow as a HAR holds it (the shape a fresh user recorded
+/// with fastmcp behind an authorization server): the first POST answered
+/// 401 with an OAuth error body, the protected-resource metadata, a
+/// form-encoded token request, then the retried initialize. Only the MCP
+/// exchange is audited: the 401'd request is `info` (refused at the HTTP
+/// layer, nothing was due), the other two entries are skipped with a line
+/// each, and nothing fails the run.
+#[test]
+fn oauth_entries_are_not_mcp_traffic() {
+    let entry = |started: &str,
+                 method: &str,
+                 url: &str,
+                 body: Option<(&str, &str)>,
+                 status: u16,
+                 mime: &str,
+                 text: &str| {
+        let mut req = json!({"method": method, "url": url, "httpVersion": "HTTP/1.1",
+            "headers": [], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1});
+        if let Some((m, t)) = body {
+            req["postData"] = json!({"mimeType": m, "text": t});
+        }
+        json!({"startedDateTime": started, "time": 5, "request": req,
+            "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "Content-Type", "value": mime}], "cookies": [],
+                "content": {"size": text.len(), "mimeType": mime, "text": text},
+                "redirectURL": "", "headersSize": -1, "bodySize": -1},
+            "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 0}})
+    };
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let ok = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let har = json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [
+        entry("2026-12-01T10:00:00.000Z", "POST", "http://127.0.0.1:8765/mcp", Some(("application/json", init)), 401,
+            "application/json", r#"{"error":"invalid_token","error_description":"Authentication required"}"#),
+        entry("2026-12-01T10:00:00.100Z", "GET", "http://127.0.0.1:8765/.well-known/oauth-protected-resource", None, 200,
+            "application/json", r#"{"resource":"http://127.0.0.1:8765/mcp","authorization_servers":["http://127.0.0.1:9000"]}"#),
+        entry("2026-12-01T10:00:00.200Z", "POST", "http://127.0.0.1:9000/token?x=1",
+            Some(("application/x-www-form-urlencoded", "grant_type=authorization_code&code=C&code_verifier=V")), 200,
+            "application/json", r#"{"access_token":"T","token_type":"Bearer"}"#),
+        entry("2026-12-01T10:00:00.300Z", "POST", "http://127.0.0.1:8765/mcp", Some(("application/json", init)), 200,
+            "application/json", ok),
+    ]}});
+    let dir = common::out_dir("oauth_in");
+    let f = dir.join("oauth.har");
+    std::fs::write(&f, har.to_string()).unwrap();
+    let (code, s) = json(&[f.to_str().unwrap()]);
+    assert_eq!(code, Some(0));
+    let found: Vec<(String, String, serde_json::Value)> = findings(&s)
+        .into_iter()
+        .map(|(kind, severity, _, location, _)| (kind, severity, location))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "missing_response".to_string(),
+            "info".to_string(),
+            json!({"entry": 0})
+        )]
+    );
+    let name = f.display().to_string();
+    assert_eq!(
+        s["inputs"][0]["errors"],
+        json!([
+            format!(
+                "{name}: entry 0: the response (status 401) is no JSON-RPC message: the request was refused at the HTTP layer; its body is not read as messages"
+            ),
+            format!(
+                "{name}: entry 1: GET http://127.0.0.1:8765/.well-known/oauth-protected-resource: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped"
+            ),
+            format!(
+                "{name}: entry 2: POST http://127.0.0.1:9000/token: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped"
+            ),
+        ])
+    );
+    assert_eq!(
+        s["totals"]["sessions"], 1,
+        "no session for the token server"
+    );
+}
+
+/// A stdio server launched for its session answers the first
+/// `initialize` after its start-up: `initialize 1 took 1843 ms` in the
+/// real Python SDK capture (the expected file's `slow_tail`) is `info`,
+/// so `--fail-on warning` passes on this healthy capture.
+#[test]
+fn start_up_slow_tail_is_info() {
+    let f = root().join("tests/data/real/stdio_py-client__py-server.logger.log");
+    let (code, s) = json(&[f.to_str().unwrap(), "--fail-on", "warning"]);
+    assert_eq!(code, Some(0));
+    let tails: Vec<_> = findings(&s)
+        .into_iter()
+        .filter(|(kind, ..)| kind == "slow_tail")
+        .collect();
+    assert_eq!(tails.len(), 1);
+    let (_, severity, id, _, detail) = &tails[0];
+    assert_eq!((severity.as_str(), id), ("info", &json!(1)));
+    assert!(detail.starts_with("took 1843.0 ms"), "{detail}");
+    assert!(
+        detail.ends_with("waits for the server's start-up (info)"),
+        "{detail}"
+    );
+}

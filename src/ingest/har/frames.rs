@@ -20,8 +20,8 @@ use crate::ingest::sse;
 use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
 use crate::record::{
-    Direction, Frame, HttpContext, Location, Micros, Parsed, Payload, Provenance, Record, Split,
-    SseEventId,
+    Direction, Frame, HttpContext, Id, Kind, Location, Micros, Parsed, Payload, Problem,
+    Provenance, Record, Split, SseEventId,
 };
 
 /// Longest entry duration taken as real (ms): one year. HAR 1.2 gives
@@ -206,7 +206,46 @@ impl<'t> EntrySink<'t> {
             Some(r) => times.end - (r * 1000.0).round() as Micros,
             None => times.start,
         };
-        let read = self.read_response(i, &method, resp, &es, floor, &mut session);
+        let mut read = self.read_response(i, &method, resp, &es, floor, &mut session);
+        if !read.frames.iter().any(|f| carries_jsonrpc(&f.payload)) {
+            // Neither side JSON-RPC (OAuth metadata and token endpoints,
+            // health checks, other APIs beside the MCP endpoint): not MCP
+            // traffic. Only asked when no response frame is JSON-RPC.
+            let request = match (method.as_str(), body_text) {
+                ("POST", Some(t)) if !t.trim().is_empty() => Some(read_payload(t).0),
+                _ => None,
+            };
+            let request_rpc = request.as_ref().is_some_and(carries_jsonrpc);
+            // A lost response may have been JSON-RPC (a parse error
+            // answering a broken body): then the body is judged as usual.
+            let kept = has_response && !read.lost;
+            let posted_other = kept && request.is_some() && !request_rpc;
+            let got_other = !read.frames.is_empty();
+            let fetched_other = got_other && request.is_none() && method != "POST" && !read.stream;
+            if posted_other || fetched_other {
+                self.error(
+                    i,
+                    format!(
+                        "{method} {}: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped",
+                        crate::report::sanitize::escape_controls(&short_url(url))
+                    ),
+                );
+                return Ok(());
+            }
+            if got_other && request_rpc {
+                // A JSON-RPC request refused before JSON-RPC (an OAuth
+                // challenge, a 403): the body is no answer to it.
+                self.error(
+                    i,
+                    format!(
+                        "the response (status {}) is no JSON-RPC message: the request was refused at the HTTP layer; its body is not read as messages",
+                        read.status
+                    ),
+                );
+                read.frames.clear();
+                read.body_has_json = false;
+            }
+        }
         let http = HttpContext {
             entry: i,
             is_request_body: false,
@@ -868,6 +907,32 @@ fn decode_base64(text: &str) -> Result<String, base64::DecodeError> {
         Ok(s) => s,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
+}
+
+/// Whether a body's payload is JSON-RPC at all: an object with a
+/// `method` or an `id` member or `"jsonrpc": "2.0"`, or an array (a batch,
+/// possibly malformed). An OAuth error (`{"error": "invalid_token"}`),
+/// `{"status": "ok"}` or a form body is not.
+fn carries_jsonrpc(p: &Payload) -> bool {
+    match p {
+        Payload::Single(m) => {
+            m.kind != Kind::Response
+                || !matches!(m.id, Id::Absent)
+                || !m
+                    .problems
+                    .iter()
+                    .any(|x| matches!(x, Problem::BadJsonrpcVersion))
+        }
+        Payload::Batch(_) | Payload::Lost => true,
+        Payload::NonJson | Payload::Unparseable => false,
+    }
+}
+
+/// A URL for a problem line: scheme, host and path, no query (it may hold
+/// tokens), at most 120 characters.
+fn short_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).unwrap_or(url.len());
+    url[..cut].chars().take(120).collect()
 }
 
 /// A payload and whether the text was JSON at all (a JSON scalar is JSON
