@@ -122,8 +122,9 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
     /// Write the outputs here: summary.json, findings.csv, pairs.csv,
-    /// batches.csv, latency.csv, the same tables as Parquet
-    /// (findings/pairs/batches/latency/sessions.parquet) and report.html.
+    /// batches.csv, latency.csv, operations.csv, the same tables as Parquet
+    /// (findings/pairs/batches/latency/sessions/operations.parquet) and
+    /// report.html.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Redact secrets (Authorization, cookies, tokens, keys, passwords) in

@@ -75,6 +75,9 @@ pub struct Req {
     pub file: u32,
     /// The operation it belongs to (`SessionResult::operations`), if any.
     pub op: Option<u32>,
+    /// `error.code` of its response, when an integer in `i32` range (the
+    /// OpenTelemetry export's `error.type` for inputs read block by block).
+    pub error_code: Option<i32>,
     /// Its POST was refused at the HTTP layer (401, 403, 407 with no
     /// JSON-RPC body: an authentication challenge, an Origin check): no
     /// JSON-RPC answer was due, so a `missing_response` is `info`.
@@ -160,6 +163,7 @@ impl Req {
             evidence: (0, 0),
             file: 0,
             op: None,
+            error_code: None,
             refused: None,
         }
     }
@@ -1629,6 +1633,7 @@ impl Walker<'_> {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
+        q.error_code = m.error_code.and_then(|c| i32::try_from(c).ok());
         if q.batch.is_some() {
             t.paired_batched += 1;
         } else {

@@ -239,8 +239,18 @@ pub fn evaluate(a: &Analysis, policy: &Policy, budgets: &[LatencyBudget]) -> Vec
                 passed: true,
                 detail: if b.method == "*" {
                     "no latency measured in the capture".to_string()
-                } else {
+                } else if a
+                    .sessions
+                    .iter()
+                    .flat_map(|s| s.requests.iter())
+                    .any(|q| q.method.as_deref() == Some(b.method.as_str()))
+                {
                     format!("no latency of {} measured in the capture", b.method)
+                } else {
+                    format!(
+                        "no request of {} in the capture (is the method name right?): nothing to judge",
+                        b.method
+                    )
                 },
                 findings: None,
                 value_ms: None,

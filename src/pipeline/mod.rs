@@ -99,6 +99,19 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     }
     run.skipped = skipped;
     let gates = analyze::gates::evaluate(&run.analysis, &config.policy, &config.budgets);
+    for g in gates
+        .iter()
+        .filter(|g| g.gate.starts_with("max-latency") && g.value_ms.is_none())
+    {
+        // A budget that judged nothing passes; a CI job is told why.
+        progress.suspend(|| {
+            eprintln!(
+                "mcp-audit: warning: {}: {}",
+                report::terminal::sanitize(&g.gate, 200),
+                report::terminal::sanitize(&g.detail, 300)
+            )
+        });
+    }
     let rep = run.report().with_gates(&gates);
     progress.stage("writing");
     if let Some(dir) = &config.out {

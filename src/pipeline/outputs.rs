@@ -148,7 +148,8 @@ pub(super) fn write_ci(
         if left.replies_unread > 0 {
             eprintln!(
                 "mcp-audit: --otlp {name}: {} answered requests of logs read block by block \
-                 carry no error.type (their responses were not kept)",
+                 carry their error code but no error message or tool isError (those \
+                 responses are not kept)",
                 left.replies_unread
             );
         }

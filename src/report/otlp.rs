@@ -505,7 +505,8 @@ pub struct Left {
     /// Sessions none of whose requests has a time.
     pub untimed_sessions: u64,
     /// Answered requests of sessions whose responses were not kept (an
-    /// input read block by block): their spans carry no error detail.
+    /// input read block by block): their spans carry the error code
+    /// (`Req::error_code`) but no error message or `isError`.
     pub replies_unread: u64,
 }
 
@@ -751,7 +752,8 @@ impl Otlp<'_> {
             }
             let code = reply
                 .and_then(|r| r.code)
-                .or(reply_msg.and_then(|m| m.error_code));
+                .or(reply_msg.and_then(|m| m.error_code))
+                .or(q.error_code.map(i64::from));
             let mut status = json!({});
             if let Some(c) = code {
                 attrs.push(attr_s("rpc.response.status_code", &c.to_string()));

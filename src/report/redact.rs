@@ -83,6 +83,7 @@ fn is_secret_param(name: &str) -> bool {
             | "sig"
             | "signature"
             | "code"
+            | "code_verifier"
             | "password"
             | "passwd"
             | "secret"
@@ -139,7 +140,10 @@ fn is_secret_key(name: &str) -> bool {
     ];
     WORDS.iter().any(|w| n.contains(w))
         || n.ends_with("token")
-        || matches!(n.as_str(), "auth" | "pwd" | "pass")
+        || matches!(
+            n.as_str(),
+            "auth" | "pwd" | "pass" | "sig" | "signature" | "codeverifier"
+        )
 }
 
 /// A member name as JSON means it: `\uXXXX` escapes decoded (a key
@@ -591,6 +595,17 @@ mod tests {
         );
         // A value cut short (evidence excerpt) is still hidden.
         assert_eq!(r(r#"{"secret":"abcdefgh"#), r#"{"secret":"[REDACTED]"#);
+        // Signatures and a PKCE verifier, as members and in a form body
+        // (the fresh user's OAuth capture); `key` alone is too common a
+        // member name to hide.
+        assert_eq!(
+            r(r#"{"sig":"s1","Signature":"s2","code_verifier":"v","key":"user"}"#),
+            r#"{"sig":"[REDACTED]","Signature":"[REDACTED]","code_verifier":"[REDACTED]","key":"user"}"#
+        );
+        assert_eq!(
+            r("grant_type=authorization_code&code=C1&code_verifier=CV-LEAK-Y"),
+            "grant_type=authorization_code&code=[REDACTED]&code_verifier=[REDACTED]"
+        );
     }
 
     #[test]

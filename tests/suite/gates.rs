@@ -58,7 +58,7 @@ fn latency_budgets_fail_the_run_and_say_why() {
              "detail": "tools/call max 253.058 ms over 4 latencies",
              "value_ms": 253.058, "method": "tools/call"},
             {"gate": "max-latency sampling/createMessage p99 <= 1000 ms", "passed": true,
-             "detail": "no latency of sampling/createMessage measured in the capture"}
+             "detail": "no request of sampling/createMessage in the capture (is the method name right?): nothing to judge"}
         ])
     );
     let (code, _) = summary(&["--fail-on", "never", "--max-latency", "*:p99=300ms"]);
@@ -121,5 +121,25 @@ fn unknown_kinds_are_usage_errors() {
     assert!(
         err.contains("--allow slow_tails: no such finding kind"),
         "{err}"
+    );
+}
+
+/// A budget for a method the capture never saw (a misspelt name) passes,
+/// as there is nothing to judge, and says so on stderr.
+#[test]
+fn a_budget_that_judged_nothing_warns() {
+    let cap = capture();
+    let o = mcp_audit(&[
+        &cap,
+        "-q",
+        "--fail-on",
+        "never",
+        "--max-latency",
+        "tool/call:p99=1s",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "mcp-audit: warning: max-latency tool/call p99 <= 1000 ms: no request of tool/call in the capture (is the method name right?): nothing to judge\n"
     );
 }

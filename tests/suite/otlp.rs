@@ -371,3 +371,31 @@ fn mrtr_rounds_name_their_operation() {
     assert_eq!((op("5"), op("6"), op("7")), (m.clone(), m.clone(), m));
     assert_eq!(op("3"), Some(Value::Null));
 }
+
+/// A line log (read block by block) marks an error response as such: the
+/// fresh user's two-line log, `tools/call` answered `-32602`.
+#[test]
+fn line_log_errors_are_marked() {
+    let dir = out_dir("otlp_err_in");
+    let log = dir.join("err.ndjson");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"ts":"2026-12-01T10:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}}"#,
+            "\n",
+            r#"{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let Some((_, v)) = read_back("otlp_err", &log, &[]) else {
+        return;
+    };
+    let call = spans(&v)
+        .iter()
+        .find(|s| s["attributes"]["jsonrpc.request.id"] == "1")
+        .cloned()
+        .expect("a span for id 1");
+    assert_eq!(call["attributes"]["error.type"], "-32602");
+    assert_eq!(call["status"]["code"], 2);
+}
