@@ -73,6 +73,15 @@ pub enum OpState {
 }
 
 impl OpState {
+    /// How a response ends an operation: `failed` for an error.
+    fn answered(failed: bool) -> OpState {
+        if failed {
+            OpState::Failed
+        } else {
+            OpState::Complete
+        }
+    }
+
     /// Name in the tables (`open`, `complete`, `failed`, `cancelled`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -326,15 +335,7 @@ impl Tracker {
                 return;
             }
             if let Some(op) = q_op.filter(|&op| self.ops[op].kind == OpKind::Mrtr) {
-                self.end(
-                    op,
-                    ri,
-                    if failed {
-                        OpState::Failed
-                    } else {
-                        OpState::Complete
-                    },
-                );
+                self.end(op, ri, OpState::answered(failed));
                 return;
             }
         }
@@ -367,15 +368,7 @@ impl Tracker {
                 }
             }
             OpKind::Listen => {
-                self.end(
-                    op,
-                    ri,
-                    if failed {
-                        OpState::Failed
-                    } else {
-                        OpState::Complete
-                    },
-                );
+                self.end(op, ri, OpState::answered(failed));
             }
             _ => {}
         }
