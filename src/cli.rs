@@ -52,6 +52,10 @@ pub struct DiffArgs {
     /// A p99 that grew by more than this is a regression (percent, e.g. 20%).
     #[arg(long, default_value = "20%", value_parser = parse_percent)]
     pub p99_regression: f64,
+    /// A method's p99 change is judged only when both runs measured at
+    /// least this many of its latencies (fewer: one call is the p99).
+    #[arg(long, default_value_t = 20)]
+    pub min_latencies: u64,
     /// Print the diff as JSON.
     #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
@@ -75,7 +79,7 @@ pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
 pub fn diff(args: &DiffArgs) -> anyhow::Result<u8> {
     let old = crate::diff::read_side(&args.old)?;
     let new = crate::diff::read_side(&args.new)?;
-    let d = crate::diff::compare(&old, &new, args.p99_regression);
+    let d = crate::diff::compare(&old, &new, args.p99_regression, args.min_latencies);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&d)?);
     } else {

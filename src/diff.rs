@@ -29,6 +29,8 @@ pub struct Side {
     pub inputs: BTreeSet<String>,
     /// Latency (p50, p99) in ms per method, `*` for the whole run.
     pub latency: BTreeMap<String, (f64, f64)>,
+    /// How many latencies each of those quantiles is over.
+    pub counts: BTreeMap<String, u64>,
 }
 
 /// Reads a side: a folder with `summary.json` (and `latency.csv`), or a
@@ -75,11 +77,13 @@ pub fn read_side(path: &Path) -> Result<Side> {
     let l = &v["latency_ms"];
     if let (Some(p50), Some(p99)) = (l["p50"].as_f64(), l["p99"].as_f64()) {
         side.latency.insert("*".into(), (p50, p99));
+        side.counts
+            .insert("*".into(), l["count"].as_u64().unwrap_or(0));
     }
     if let Some(csv) = csv.filter(|c| c.exists()) {
         let text =
             std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
-        read_latency_csv(&text, &mut side.latency)
+        read_latency_csv(&text, &mut side.latency, &mut side.counts)
             .with_context(|| format!("{}: not an mcp-audit latency.csv", csv.display()))?;
     }
     Ok(side)
@@ -87,17 +91,22 @@ pub fn read_side(path: &Path) -> Result<Side> {
 
 /// The `dimension=method` rows of `latency.csv` (methods never hold a
 /// comma or quote there: the table escapes nothing else it needs).
-fn read_latency_csv(text: &str, out: &mut BTreeMap<String, (f64, f64)>) -> Result<()> {
+fn read_latency_csv(
+    text: &str,
+    out: &mut BTreeMap<String, (f64, f64)>,
+    counts: &mut BTreeMap<String, u64>,
+) -> Result<()> {
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
     let col = |name: &str| head.iter().position(|h| *h == name);
-    let (Some(dim), Some(method), Some(p50), Some(p99)) = (
+    let (Some(dim), Some(method), Some(p50), Some(p99), Some(count)) = (
         col("dimension"),
         col("method"),
         col("p50_ms"),
         col("p99_ms"),
+        col("count"),
     ) else {
-        bail!("no dimension, method, p50_ms, p99_ms columns");
+        bail!("no dimension, method, count, p50_ms, p99_ms columns");
     };
     for line in lines {
         let cells: Vec<&str> = line.split(',').collect();
@@ -105,7 +114,9 @@ fn read_latency_csv(text: &str, out: &mut BTreeMap<String, (f64, f64)>) -> Resul
             continue;
         }
         if let (Ok(a), Ok(b)) = (cells[p50].parse(), cells[p99].parse()) {
-            out.insert(cells[method].trim_matches('"').to_string(), (a, b));
+            let m = cells[method].trim_matches('"').to_string();
+            counts.insert(m.clone(), cells[count].parse().unwrap_or(0));
+            out.insert(m, (a, b));
         }
     }
     Ok(())
@@ -137,6 +148,8 @@ pub struct LatencyChange {
     pub new: (f64, f64),
     /// p99 change, percent of OLD's.
     pub p99_change_pct: f64,
+    /// Latencies OLD's and NEW's quantiles are over.
+    pub counts: (u64, u64),
     /// Beyond the threshold.
     pub regression: bool,
 }
@@ -158,13 +171,15 @@ pub struct Diff {
     pub latency: Vec<LatencyChange>,
     /// The p99 threshold (percent).
     pub p99_regression_pct: f64,
+    /// Latencies each side needs for its p99 change to be judged.
+    pub min_latencies: u64,
     /// Whether anything above is a regression (exit 1).
     pub regression: bool,
 }
 
 /// Compares two sides; `p99_pct` is the p99 growth (percent) that counts
 /// as a regression.
-pub fn compare(old: &Side, new: &Side, p99_pct: f64) -> Diff {
+pub fn compare(old: &Side, new: &Side, p99_pct: f64, min_latencies: u64) -> Diff {
     let names: BTreeSet<&String> = old.kinds.keys().chain(new.kinds.keys()).collect();
     let kinds: Vec<KindChange> = names
         .into_iter()
@@ -200,12 +215,19 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64) -> Diff {
             } else {
                 0.0
             };
+            let counts = (
+                old.counts.get(m).copied().unwrap_or(0),
+                new.counts.get(m).copied().unwrap_or(0),
+            );
+            // A p99 over a few latencies is one call: shown, not judged.
+            let judged = counts.0.min(counts.1) >= min_latencies;
             Some(LatencyChange {
                 method: m.clone(),
                 old: o,
                 new: n,
                 p99_change_pct: (pct * 10.0).round() / 10.0,
-                regression: pct > p99_pct,
+                counts,
+                regression: judged && pct > p99_pct,
             })
         })
         .collect();
@@ -221,6 +243,7 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64) -> Diff {
         inputs_gone: only(&old.inputs, &new.inputs),
         latency,
         p99_regression_pct: p99_pct,
+        min_latencies,
         regression,
     }
 }
@@ -304,7 +327,16 @@ pub fn text(d: &Diff, markdown: bool) -> String {
                     l.old.1,
                     l.new.1,
                     l.p99_change_pct,
-                    if l.regression { "  REGRESSION" } else { "" }
+                    if l.regression {
+                        "  REGRESSION".to_string()
+                    } else if l.counts.0.min(l.counts.1) < d.min_latencies {
+                        format!(
+                            "  (over {} and {} latencies: not judged)",
+                            l.counts.0, l.counts.1
+                        )
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }
@@ -345,6 +377,7 @@ mod tests {
                 .iter()
                 .map(|(m, a, b)| (m.to_string(), (*a, *b)))
                 .collect(),
+            counts: lat.iter().map(|(m, ..)| (m.to_string(), 100)).collect(),
         }
     }
 
@@ -368,7 +401,7 @@ mod tests {
             &[("tools/call", 10.0, 119.0), ("ping", 1.0, 3.0)],
             &["b", "c"],
         );
-        let d = compare(&old, &new, 20.0);
+        let d = compare(&old, &new, 20.0, 20);
         assert_eq!(
             d.kinds
                 .iter()
@@ -392,7 +425,7 @@ mod tests {
             (vec!["c".to_string()], vec!["a".to_string()])
         );
         assert!(d.regression);
-        let calm = compare(&old, &old, 20.0);
+        let calm = compare(&old, &old, 20.0, 20);
         assert!(!calm.regression && calm.kinds.is_empty() && calm.latency.is_empty());
     }
 }

@@ -121,13 +121,28 @@ fn diff_of_two_runs() {
         .to_string();
     let edited = line.replace("253.058", "400");
     std::fs::write(slow.join("latency.csv"), csv.replace(&line, &edited)).expect("write");
+    // Over 4 latencies a side (the fresh user's noise: one call is the
+    // p99), the change is shown and not judged by default.
     let (code, out) = diff(&[&old, &slow.display().to_string()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("p99 253.058 -> 400 ms (+58.1%)  (over 4 and 4 latencies: not judged)"),
+        "{out}"
+    );
+    let few = "--min-latencies=4";
+    let (code, out) = diff(&[&old, &slow.display().to_string(), few]);
     assert_eq!(code, Some(1), "{out}");
     assert!(
         out.contains("tools/call") && out.contains("p99 253.058 -> 400 ms (+58.1%)  REGRESSION"),
         "{out}"
     );
-    let (code, _) = diff(&[&old, &slow.display().to_string(), "--p99-regression", "60%"]);
+    let (code, _) = diff(&[
+        &old,
+        &slow.display().to_string(),
+        few,
+        "--p99-regression",
+        "60%",
+    ]);
     assert_eq!(code, Some(0), "within 60 %");
 
     let (code, _) = diff(&[&old, "/nonexistent/summary.json"]);
