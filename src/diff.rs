@@ -305,7 +305,13 @@ pub fn text(d: &Diff, markdown: bool) -> String {
             );
         }
         for l in &d.latency {
-            let mark = if l.regression { "regression" } else { "" };
+            let mark = if l.regression {
+                "regression"
+            } else if l.counts.0.min(l.counts.1) < d.min_latencies {
+                "not judged (few latencies)"
+            } else {
+                ""
+            };
             if markdown {
                 let _ = writeln!(
                     o,

@@ -129,6 +129,13 @@ fn diff_of_two_runs() {
         out.contains("p99 253.058 -> 400 ms (+58.1%)  (over 4 and 4 latencies: not judged)"),
         "{out}"
     );
+    let (_, md) = diff(&[&old, &slow.display().to_string(), "--markdown"]);
+    assert!(
+        md.contains(
+            "| `tools/call` | 253.058 → 400 | 253.058 → 400 | +58.1% | not judged (few latencies) |"
+        ),
+        "{md}"
+    );
     let few = "--min-latencies=4";
     let (code, out) = diff(&[&old, &slow.display().to_string(), few]);
     assert_eq!(code, Some(1), "{out}");
