@@ -502,8 +502,8 @@ impl<'a> MessageMembers<'a> {
             problems.push(Problem::InvalidRequest(
                 "params is neither an object nor an array",
             ));
-        } else if matches!(msg.id, Id::Other(_)) {
-            problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+        } else if let Id::Other(raw) = &msg.id {
+            problems.push(Problem::InvalidRequest(other_id_problem(raw)));
         }
         msg.method = method;
         if let Some(p) = self.params.filter(|p| p.starts_with('{')) {
@@ -545,8 +545,8 @@ impl<'a> MessageMembers<'a> {
     /// A response's checks (id, error shape, result and error) and the
     /// revision and server an `initialize` result names.
     fn read_response(self, msg: &mut Message, problems: &mut Vec<Problem>, extra: &mut Extra) {
-        if matches!(msg.id, Id::Other(_)) {
-            problems.push(Problem::InvalidRequest("id is an object, array or boolean"));
+        if let Id::Other(raw) = &msg.id {
+            problems.push(Problem::InvalidRequest(other_id_problem(raw)));
         }
         if let Some(e) = self.error {
             let (valid, code) = error_shape(e);
@@ -591,6 +591,17 @@ impl<'a> MessageMembers<'a> {
                 }
             }
         }
+    }
+}
+
+/// Why an id is no string, integer or null: its JSON type, or a string
+/// that does not decode (a lone surrogate escape such as `"\ud800"`, which
+/// no UTF-8 text can hold).
+fn other_id_problem(raw: &str) -> &'static str {
+    if raw.starts_with('"') {
+        "id is a string that does not decode to Unicode text (a lone surrogate escape)"
+    } else {
+        "id is an object, array or boolean"
     }
 }
 
@@ -883,6 +894,23 @@ mod tests {
         );
         let plain = single(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#);
         assert_eq!(plain.op(), None);
+    }
+
+    /// A lone-surrogate string id is named as such, not as an object.
+    #[test]
+    fn undecodable_string_id_is_named() {
+        let m = single(r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#);
+        assert_eq!(
+            m.problems,
+            vec![Problem::InvalidRequest(
+                "id is a string that does not decode to Unicode text (a lone surrogate escape)"
+            )]
+        );
+        let m = single(r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#);
+        assert_eq!(
+            m.problems,
+            vec![Problem::InvalidRequest("id is an object, array or boolean")]
+        );
     }
 
     /// A member twice: last wins (as JSON.parse), and the message says
