@@ -1360,6 +1360,11 @@ impl Walker<'_> {
                 continue;
             }
             let Some(lk) = m.id.loose() else {
+                if self.invalid_sent[dir_index(d.other())].contains(&m.id.json_text()) {
+                    // The echo of a request that carried this very id (`1e400`):
+                    // that request's finding says it (rule 3).
+                    continue;
+                }
                 // An id no request can have (a number out of every range).
                 t.unknown += 1;
                 self.find(
@@ -2080,6 +2085,18 @@ pub(super) mod tests {
         format!(
             r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{rev}","serverInfo":{{"name":"s","version":"1"}}}}}}"#
         )
+    }
+
+    /// `1e400` is an integer no double holds: the request's
+    /// `id_precision_risk` says it, and its echo is no unknown id.
+    #[test]
+    fn echo_of_an_unpairable_id_is_not_unknown() {
+        let (f, _) = run(&[
+            (0, "c2s", r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#),
+            (5, "s2c", r#"{"jsonrpc":"2.0","id":1e400,"result":{}}"#),
+        ]);
+        let kinds: Vec<&str> = f.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, ["id_precision_risk"]);
     }
 
     #[test]
