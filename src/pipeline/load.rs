@@ -139,7 +139,7 @@ fn streamable(path: &Path) -> Option<Dialect> {
     } else {
         memchr::memrchr(b'\n', &head)? + 1
     };
-    let text = String::from_utf8_lossy(&head[..cut]);
+    let text = source::blank_ansi(String::from_utf8_lossy(&head[..cut]).into_owned());
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     match ingest::detect_format(text) {
         Format::Lines(d) if ingest::chunk::safe_start(d).is_some() => Some(d),

@@ -180,7 +180,7 @@ impl BlockReader {
             }
         };
         Ok(Some(Block {
-            text,
+            text: super::read::blank_ansi(text),
             first_line,
             offset,
         }))

@@ -72,7 +72,7 @@ pub use decompress::{
 };
 pub use evidence::{Excerpt, evidence};
 pub use expand::{Skipped, expand, expand_excluding, expand_reporting};
-pub use read::{decode, head, read, read_stdin};
+pub use read::{blank_ansi, decode, head, read, read_stdin};
 
 /// Why an input cannot be read at all (the run goes on with the others).
 #[derive(Debug)]

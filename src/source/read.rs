@@ -163,6 +163,36 @@ pub(super) fn read_more(
         .map_err(|e| SourceError::Unreadable(display.to_string(), e))
 }
 
+/// A text with its ANSI control sequences (CSI: `ESC [` parameters and
+/// one final byte, as terminal colours `\x1b[32m` are) each replaced by as
+/// many spaces: a log captured from a terminal reads as the plain one, and
+/// every byte offset and line number stays where it was (evidence is
+/// re-read by offset). Text without `ESC [` is returned as it is.
+pub fn blank_ansi(text: String) -> String {
+    if memchr::memmem::find(text.as_bytes(), b"\x1b[").is_none() {
+        return text;
+    }
+    let mut b = text.into_bytes();
+    let mut i = 0;
+    while let Some(k) = memchr::memmem::find(&b[i..], b"\x1b[") {
+        let start = i + k;
+        let mut end = start + 2;
+        while end < b.len() && (0x20..=0x3F).contains(&b[end]) {
+            end += 1;
+        }
+        if end < b.len() && (0x40..=0x7E).contains(&b[end]) {
+            for x in &mut b[start..=end] {
+                *x = b' ';
+            }
+            i = end + 1;
+        } else {
+            i = start + 1;
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII: still UTF-8.
+    String::from_utf8(b).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// Decodes bytes read from `path` (BOM, NUL check, UTF-8).
 pub fn decode(display: String, path: PathBuf, bytes: Vec<u8>) -> Result<SourceFile, SourceError> {
     let size = bytes.len() as u64;
@@ -216,6 +246,7 @@ fn decode_text(
     if bom {
         text.drain(..3);
     }
+    let text = blank_ansi(text);
     Ok(SourceFile {
         path,
         display,
@@ -306,5 +337,24 @@ mod tests {
         let t = dir.path().join("bzh.log");
         std::fs::write(&t, "BZh is not bzip2\n").unwrap();
         assert!(read(&t).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod ansi_tests {
+    use super::blank_ansi;
+
+    /// Colours become spaces of the same length; a lone ESC or an
+    /// unfinished sequence stays; text without ESC is untouched.
+    #[test]
+    fn ansi_sequences_become_spaces() {
+        let t = "2026-11-30T21:08:51.361Z \x1b[32m[STDIN]\x1b[0m {\"id\":1}\n\x1b[1;34mx\x1b";
+        let b = blank_ansi(t.to_string());
+        assert_eq!(
+            b,
+            "2026-11-30T21:08:51.361Z      [STDIN]     {\"id\":1}\n       x\x1b"
+        );
+        assert_eq!(b.len(), t.len());
+        assert_eq!(blank_ansi("plain".into()), "plain");
     }
 }

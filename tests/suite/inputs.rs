@@ -489,3 +489,32 @@ fn file_code(s: &serde_json::Value) -> Option<i32> {
     assert!(s["findings_by_kind"]["missing_response"].as_u64() > Some(0));
     Some(1)
 }
+
+/// A logger log captured from a terminal, its tags coloured (`ESC[32m[STDIN]ESC[0m`),
+/// reads as the plain one: same totals and findings, same lines.
+#[test]
+fn ansi_coloured_log_reads_as_the_plain_one() {
+    let plain = root().join("tests/data/real/stdio_py-client__py-server.logger.log");
+    let text = std::fs::read_to_string(&plain).unwrap();
+    let coloured = text
+        .replace("[STDIN]", "\x1b[32m[STDIN]\x1b[0m")
+        .replace("[STDOUT]", "\x1b[34m[STDOUT]\x1b[0m");
+    let dir = out_dir("ansi_in");
+    let p = dir.join("coloured.log");
+    std::fs::write(&p, coloured).unwrap();
+    let a = run("ansi_plain", &[plain.to_str().unwrap()]).2;
+    let (_, stderr, b) = run("ansi_coloured", &[p.to_str().unwrap()]);
+    assert_eq!(stderr, "");
+    assert_eq!(b["totals"], a["totals"]);
+    assert_eq!(b["totals"]["pairs"], 27);
+    assert_eq!(b["findings_by_kind"], a["findings_by_kind"]);
+    let lines = |s: &serde_json::Value| -> Vec<serde_json::Value> {
+        s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["location"].clone())
+            .collect()
+    };
+    assert_eq!(lines(&b), lines(&a));
+}
