@@ -37,6 +37,16 @@ pub enum GapKind {
 }
 
 impl GapKind {
+    /// Every kind, in the order the terminal lists them.
+    pub const ALL: [GapKind; 6] = [
+        GapKind::RequestBodyLost,
+        GapKind::ResponseBodyLost,
+        GapKind::TimeUnbounded,
+        GapKind::ReplyLost,
+        GapKind::NoReplyBodies,
+        GapKind::OneSided,
+    ];
+
     /// Name in `summary.json` `inputs[].gaps`.
     pub fn name(self) -> &'static str {
         match self {

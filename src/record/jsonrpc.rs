@@ -409,26 +409,18 @@ impl<'a> MessageMembers<'a> {
         if key == "params" {
             self.params_members = None;
         }
-        let slot = match key {
-            "jsonrpc" => &mut self.jsonrpc,
-            "id" => &mut self.id,
-            "method" => &mut self.method,
-            "params" => &mut self.params,
-            "result" => &mut self.result,
-            "error" => &mut self.error,
+        let (slot, name) = match key {
+            "jsonrpc" => (&mut self.jsonrpc, "jsonrpc"),
+            "id" => (&mut self.id, "id"),
+            "method" => (&mut self.method, "method"),
+            "params" => (&mut self.params, "params"),
+            "result" => (&mut self.result, "result"),
+            "error" => (&mut self.error, "error"),
             _ => return,
         };
-        if slot.is_some() {
-            self.repeated.get_or_insert(match key {
-                "jsonrpc" => "jsonrpc",
-                "id" => "id",
-                "method" => "method",
-                "params" => "params",
-                "result" => "result",
-                _ => "error",
-            });
+        if slot.replace(raw).is_some() {
+            self.repeated.get_or_insert(name);
         }
-        *slot = Some(raw);
     }
 
     fn deserialize_from(

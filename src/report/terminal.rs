@@ -418,15 +418,7 @@ fn operations_line(
 fn gap_lines<'g>(gaps: impl IntoIterator<Item = &'g crate::analyze::gaps::Gap>) -> Vec<String> {
     use crate::analyze::gaps::{GapKind, LISTED};
     let by = crate::analyze::gaps::summarize(gaps);
-    let kinds = [
-        GapKind::RequestBodyLost,
-        GapKind::ResponseBodyLost,
-        GapKind::TimeUnbounded,
-        GapKind::ReplyLost,
-        GapKind::NoReplyBodies,
-        GapKind::OneSided,
-    ];
-    kinds
+    GapKind::ALL
         .iter()
         .filter_map(|k| by.get(k.name()).map(|s| (k, s)))
         .map(|(k, s)| {
