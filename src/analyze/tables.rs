@@ -18,7 +18,6 @@ use polars::prelude::*;
 
 use super::{Analysis, Batch, Finding, Req, SessionResult, SessionSummary, latency};
 use crate::record::Micros;
-use crate::record::time::format_rfc3339;
 
 /// `pairs.csv`'s columns, in DESIGN.md's order (the pairs table has exactly these).
 pub const PAIRS_COLUMNS: [&str; 12] = [
@@ -46,7 +45,7 @@ pub const QUANTILES: [(&str, usize); 4] = [
 
 /// What the tables need from the run besides the analysis: display names
 /// and the escaping of captured strings (the report layer provides them).
-pub trait Names {
+pub trait Names: Sync {
     /// Display name of input `input`.
     fn input(&self, input: usize) -> &str;
     /// Display name of file id `file` (`Provenance::file`).
@@ -837,107 +836,11 @@ fn sessions(summaries: &[SessionSummary], names: &dyn Names) -> PolarsResult<Dat
     DataFrame::new(n, cols)
 }
 
-/// A table as CSV text: every column a string in the outputs' formats
-/// (integers in decimal, milliseconds as Rust prints an `f64`, times RFC
-/// 3339 UTC with µs), empty strings and nulls both written empty.
-pub fn csv_text(df: &DataFrame, columns: &[&str]) -> PolarsResult<DataFrame> {
-    let height = df.height();
-    let mut out = Vec::with_capacity(columns.len());
-    let mut buf = String::new();
-    for &name in columns {
-        let c = df.column(name)?;
-        let mut b = StringChunkedBuilder::new(name.into(), height);
-        let mut put = |v| csv_cell(&mut b, &mut buf, v);
-        match c.dtype() {
-            DataType::String => c.str()?.iter().for_each(|o| put(o.map(Cell::Str))),
-            DataType::Int64 => c.i64()?.iter().for_each(|o| put(o.map(Cell::Int))),
-            DataType::Float64 => c.f64()?.iter().for_each(|o| put(o.map(Cell::Float))),
-            DataType::Boolean => c.bool()?.iter().for_each(|o| put(o.map(Cell::Bool))),
-            DataType::Datetime(TimeUnit::Microseconds, _) => {
-                let us = c.cast(&DataType::Int64)?;
-                us.i64()?.iter().for_each(|o| put(o.map(Cell::Time)))
-            }
-            other => polars_bail!(ComputeError: "column {name}: no CSV text for {other}"),
-        };
-        out.push(b.finish().into_column());
-    }
-    DataFrame::new(height, out)
-}
-
-/// One CSV cell's value before it is text.
-enum Cell<'s> {
-    Str(&'s str),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    /// µs since the epoch.
-    Time(Micros),
-}
-
-/// Appends `v` as text to `b` (formatted in `buf`, reused: no String per
-/// cell), empty text as null; integers, floats and booleans as
-/// `to_string` writes them, times by `format_rfc3339`.
-/// Whether a spreadsheet would read text cell `s` as a formula (CSV
-/// injection): it starts with `=`, `+`, `@`, a tab or a carriage return, or
-/// with `-` followed by anything but a digit (so `-1`, an id, stays a
-/// number). Such a cell is written with a leading `'`, which spreadsheets
-/// show as text; Parquet keeps the value as captured.
-fn spreadsheet_formula(s: &str) -> bool {
-    let mut c = s.chars();
-    match c.next() {
-        Some('=' | '+' | '@' | '\t' | '\r') => true,
-        Some('-') => c.next().is_some_and(|d| !d.is_ascii_digit()),
-        _ => false,
-    }
-}
-
-fn csv_cell(b: &mut StringChunkedBuilder, buf: &mut String, v: Option<Cell<'_>>) {
-    use std::fmt::Write as _;
-    buf.clear();
-    let _ = match v {
-        None => Ok(()),
-        Some(Cell::Str(s)) => {
-            if spreadsheet_formula(s) {
-                buf.push('\'');
-            }
-            buf.write_str(s)
-        }
-        Some(Cell::Int(x)) => write!(buf, "{x}"),
-        Some(Cell::Float(x)) => write!(buf, "{x}"),
-        Some(Cell::Bool(x)) => write!(buf, "{x}"),
-        Some(Cell::Time(t)) => buf.write_str(&format_rfc3339(t)),
-    };
-    if buf.is_empty() {
-        b.append_null();
-    } else {
-        b.append_value(buf.as_str());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyze::{Batch, Req, SessionResult};
 
-    #[test]
-    fn formulas_are_written_as_text() {
-        for f in [
-            "=HYPERLINK(\"x\")",
-            "+1+1",
-            "@SUM(A1)",
-            "-cmd|' /C calc'!A0",
-            "\tx",
-        ] {
-            assert!(spreadsheet_formula(f), "{f}");
-        }
-        for t in ["-1", "-32601", "tools/call", "", "a=b", "\"=x\"", "-"] {
-            assert!(!spreadsheet_formula(t), "{t}");
-        }
-        let df = DataFrame::new(2, vec![Column::new("m".into(), &["=cmd()", "-7"])]).unwrap();
-        let t = csv_text(&df, &["m"]).unwrap();
-        let got: Vec<Option<&str>> = t.column("m").unwrap().str().unwrap().iter().collect();
-        assert_eq!(got, vec![Some("'=cmd()"), Some("-7")]);
-    }
     use crate::record::{Direction, Id, Location};
 
     struct Plain;
@@ -1176,14 +1079,16 @@ mod tests {
             .collect();
         assert_eq!(names, PAIRS_COLUMNS.to_vec());
         assert_eq!(pairs.height(), 16);
-        let text = csv_text(&pairs, &PAIRS_COLUMNS).unwrap();
+        let mut csv = Vec::new();
+        crate::report::csv::write_frame(&pairs, &PAIRS_COLUMNS, false, &mut csv).unwrap();
+        let rows: Vec<Vec<&str>> = std::str::from_utf8(&csv)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').collect())
+            .collect();
         let col = |c: &str, i: usize| {
-            text.column(c)
-                .unwrap()
-                .str()
-                .unwrap()
-                .get(i)
-                .map(str::to_string)
+            let k = PAIRS_COLUMNS.iter().position(|n| *n == c).unwrap();
+            Some(rows[i][k].to_string()).filter(|v| !v.is_empty())
         };
         assert_eq!(
             col("request_time", 0).as_deref(),

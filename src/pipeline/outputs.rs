@@ -13,12 +13,12 @@ use rayon::prelude::*;
 use super::Run;
 use crate::analyze::{self, tables};
 use crate::config::{FailOn, Stdout};
-use crate::report::csv::Csv;
+use crate::report::csv::CsvTable;
 use crate::report::html::{self, EvidenceKey, Html, Shown};
 use crate::report::json::{self, Json};
 use crate::report::junit::Junit;
 use crate::report::otlp;
-use crate::report::parquet::Parquet;
+use crate::report::parquet::{Parquet, ParquetTable};
 use crate::report::sarif::Sarif;
 use crate::report::shard::{self, Shard};
 use crate::report::terminal::{self, Terminal};
@@ -183,9 +183,11 @@ fn read_otlp_evidence(rep: &Report<'_>, replies: &otlp::Replies) -> otlp::Excerp
         .collect()
 }
 
-/// Writes the `--out` folder. Between stages, what the last one freed goes
-/// back to the system, so the peak is the analysis plus the largest stage
-/// (issue 5), not the analysis plus every stage's leftovers.
+/// Writes the `--out` folder: `summary.json` and the tables on one side,
+/// the evidence re-read and `report.html` on the other, at once (issue
+/// 13: on two threads the outputs cost about what the larger side does).
+/// What a side freed goes back to the system as it ends (issue 5: the
+/// peak stays the analysis plus what the outputs hold at once).
 pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Result<()> {
     crate::mem::give_back();
     if dir.exists() && !dir.is_dir() {
@@ -193,54 +195,68 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating output directory {}", dir.display()))?;
-    let mut w = create(dir, "summary.json")?;
-    Json.render(rep, &mut w, &RenderOptions::default())?;
-    w.flush()?;
-    write_tables(dir, rep)?;
-    // The tables are written and freed before the page is built (issue 5:
-    // peak memory is the larger of the two, not their sum).
+    let (files, page) = rayon::join(
+        || -> Result<()> {
+            let mut w = create(dir, "summary.json")?;
+            Json.render(rep, &mut w, &RenderOptions::default())?;
+            w.flush()?;
+            write_tables(dir, rep)
+        },
+        || -> Result<()> {
+            let evidence = read_evidence(rep, redact);
+            let latency = analyze::histogram::by_method(rep.analysis);
+            let page = html::Extras {
+                evidence: &evidence,
+                latency: &latency,
+                redact,
+            };
+            let opts = RenderOptions {
+                page: Some(&page),
+                ..Default::default()
+            };
+            Html.render(rep, &mut create(dir, "report.html")?, &opts)
+                .context("writing report.html")
+        },
+    );
     crate::mem::give_back();
-    let evidence = read_evidence(rep, redact);
-    crate::mem::give_back();
-    let latency = analyze::histogram::by_method(rep.analysis);
-    let page = html::Extras {
-        evidence: &evidence,
-        latency: &latency,
-        redact,
-    };
-    let opts = RenderOptions {
-        page: Some(&page),
-        ..Default::default()
-    };
-    Html.render(rep, &mut create(dir, "report.html")?, &opts)
-        .context("writing report.html")
+    files.and(page)
 }
 
-/// The tables as `findings.csv`, `pairs.csv`, `batches.csv`,
-/// `latency.csv`, then one `TABLE.parquet` each.
+/// The tables, each as `TABLE.parquet` and (all but `sessions`) as
+/// `TABLE.csv`, tables in parallel. Each frame is built once and written
+/// to both files at once.
 fn write_tables(dir: &Path, rep: &Report<'_>) -> Result<()> {
     let tables = rep.tables().context("building the tables")?;
-    let opts = RenderOptions {
-        tables: Some(&tables),
-        ..Default::default()
-    };
-    crate::mem::give_back();
-    for stem in ["findings", "pairs", "batches", "latency", "operations"] {
-        let name = format!("{stem}.csv");
-        Csv(stem)
-            .render(rep, &mut create(dir, &name)?, &opts)
-            .with_context(|| format!("writing {name}"))?;
+    tables::TABLES
+        .par_iter()
+        .try_for_each(|&stem| write_table(dir, &tables, stem))
+}
+
+/// Table `stem`'s frames into its CSV (when it has one) and Parquet files.
+fn write_table(dir: &Path, tables: &tables::Tables<'_>, stem: &str) -> Result<()> {
+    let (csv_name, pq_name) = (format!("{stem}.csv"), format!("{stem}.parquet"));
+    let mut csv = (stem != "sessions")
+        .then(|| {
+            create(dir, &csv_name).map(|w| CsvTable::new(w, CsvTable::<Vec<u8>>::columns_of(stem)))
+        })
+        .transpose()?;
+    let mut pq = ParquetTable::new(create(dir, &pq_name)?);
+    let frames = tables
+        .frames(stem)
+        .with_context(|| format!("building table {stem}"))?;
+    for df in frames {
+        let df = df.with_context(|| format!("building table {stem}"))?;
+        let (c, p) = rayon::join(
+            || csv.as_mut().map_or(Ok(()), |c| c.write(&df)),
+            || pq.write(&df),
+        );
+        c.with_context(|| format!("writing {csv_name}"))?;
+        p.with_context(|| format!("writing {pq_name}"))?;
     }
-    crate::mem::give_back();
-    for stem in tables::TABLES {
-        let name = format!("{stem}.parquet");
-        let mut w = create(dir, &name)?;
-        Parquet(stem)
-            .render(rep, &mut w, &opts)
-            .with_context(|| format!("writing {name}"))?;
-        w.flush().with_context(|| format!("writing {name}"))?;
+    if let Some(c) = csv {
+        c.finish().with_context(|| format!("writing {csv_name}"))?;
     }
-    Ok(())
+    pq.finish().with_context(|| format!("writing {pq_name}"))
 }
 
 /// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw

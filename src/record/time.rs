@@ -30,11 +30,31 @@ pub fn parse_iso(text: &str) -> Option<Micros> {
 }
 
 /// Formats µs since the epoch as RFC 3339 UTC with µs (`pairs.csv`).
+/// Years 0–9999 are written field by field (chrono's `format` parses its
+/// pattern on every call: 5 % of a run writing `pairs.csv`); others as
+/// chrono writes them (`+10000-…`).
 pub fn format_rfc3339(us: Micros) -> String {
-    match DateTime::from_timestamp_micros(us) {
-        Some(dt) => dt.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
-        None => String::new(),
+    use chrono::{Datelike, Timelike};
+    use std::fmt::Write;
+    let Some(dt) = DateTime::from_timestamp_micros(us) else {
+        return String::new();
+    };
+    if !(0..=9999).contains(&dt.year()) {
+        return dt.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
     }
+    let mut s = String::with_capacity(27);
+    let _ = write!(
+        s,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        dt.year(),
+        dt.month(),
+        dt.day(),
+        dt.hour(),
+        dt.minute(),
+        dt.second(),
+        us.rem_euclid(1_000_000)
+    );
+    s
 }
 
 #[cfg(test)]
@@ -53,5 +73,12 @@ mod tests {
         );
         assert_eq!(parse_iso("yesterday"), None);
         assert_eq!(format_rfc3339(z + 1500), "2025-01-01T12:00:00.001500Z");
+        // Before the epoch, the µs count upwards within the second.
+        assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59.999999Z");
+        // Beyond year 9999, as chrono writes it.
+        assert_eq!(
+            format_rfc3339(253_402_300_800_000_000),
+            "+10000-01-01T00:00:00.000000Z"
+        );
     }
 }

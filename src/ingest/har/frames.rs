@@ -207,6 +207,9 @@ impl<'t> EntrySink<'t> {
             None => times.start,
         };
         let mut read = self.read_response(i, &method, resp, &es, floor, &mut session);
+        // The request body once parsed here is handed to `request_frame`,
+        // not parsed again (every 202 notification POST comes this way).
+        let mut parsed_body = None;
         if !read.frames.iter().any(|f| carries_jsonrpc(&f.payload)) {
             // Neither side JSON-RPC (OAuth metadata and token endpoints,
             // health checks, other APIs beside the MCP endpoint): not MCP
@@ -245,6 +248,7 @@ impl<'t> EntrySink<'t> {
                 read.frames.clear();
                 read.body_has_json = false;
             }
+            parsed_body = request;
         }
         let http = HttpContext {
             entry: i,
@@ -282,7 +286,7 @@ impl<'t> EntrySink<'t> {
         };
         if method == "POST" {
             match req.post_data.0 {
-                Some(pd) => self.request_frame(pd, times.request, &shared),
+                Some(pd) => self.request_frame(pd, parsed_body, times.request, &shared),
                 None => self.no_post_data(times.request, &shared),
             }
         }
@@ -537,8 +541,20 @@ impl<'t> EntrySink<'t> {
 
     /// The request body's frame (FORMATS.md §2.3: one message or an array
     /// per POST), when the body was captured, decodes and is not blank.
-    fn request_frame(&mut self, pd: PostData<'_>, ts: Option<Micros>, shared: &Shared<'_>) {
+    /// `parsed` is the body already read from `postData.text` (no
+    /// `encoding`, not blank), when the caller had to read it.
+    fn request_frame(
+        &mut self,
+        pd: PostData<'_>,
+        parsed: Option<Payload>,
+        ts: Option<Micros>,
+        shared: &Shared<'_>,
+    ) {
         let i = shared.entry;
+        if let Some(payload) = parsed {
+            self.request_body(payload, ts, shared);
+            return;
+        }
         if pd.text.0.is_none()
             && let Some(params) = pd.params.0.as_deref()
         {
