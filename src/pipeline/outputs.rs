@@ -260,8 +260,8 @@ fn write_table(dir: &Path, tables: &tables::Tables<'_>, stem: &str) -> Result<()
 }
 
 /// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
-/// JSON is not kept in memory), one pass per file, files in parallel, and
-/// keeps each excerpt as the page shows it (`html::show_excerpt`: the
+/// JSON is not kept in memory), one pass per file, files and excerpts in
+/// parallel, and keeps each excerpt as the page shows it (`html::show_excerpt`: the
 /// read window is dropped). A file that cannot be read again (moved,
 /// changed) only loses its evidence.
 fn read_evidence(rep: &Report<'_>, redact: bool) -> HashMap<EvidenceKey, Shown> {
@@ -277,9 +277,11 @@ fn read_evidence(rep: &Report<'_>, redact: bool) -> HashMap<EvidenceKey, Shown> 
                 .inputs
                 .get((file / 2) as usize)
                 .is_some_and(|i| i.format == "har");
-            let got = source::evidence(&path, &ranges, html::READ_WINDOW).unwrap_or_default();
+            let mut got = source::evidence(&path, &ranges, html::READ_WINDOW).unwrap_or_default();
+            got.resize_with(ranges.len(), || None);
+            // Excerpts redacted in parallel (one input is one file).
             ranges
-                .into_iter()
+                .into_par_iter()
                 .zip(got)
                 .filter_map(move |((off, len), e)| {
                     e.map(|e| ((file, off, len), html::show_excerpt(&e, har, redact)))

@@ -19,7 +19,7 @@ use polars::prelude::{DataFrame, DataType, PolarsResult, TimeUnit, polars_bail};
 
 use super::{Render, RenderOptions, Report};
 use crate::analyze::tables::{Frames, PAIRS_COLUMNS};
-use crate::record::time::format_rfc3339;
+use crate::record::time::write_rfc3339;
 
 /// `findings.csv`'s columns.
 pub const FINDINGS_COLUMNS: [&str; 11] = [
@@ -82,7 +82,7 @@ enum Cells<'a> {
 impl Cells<'_> {
     /// Appends row `i`'s cell: nothing for a null or an empty string;
     /// integers, floats and booleans as `to_string` writes them, times
-    /// by [`format_rfc3339`], text as captured (escaped for terminals
+    /// by [`write_rfc3339`], text as captured (escaped for terminals
     /// when the tables were built) behind a `'` when it would be a
     /// formula.
     fn put(&self, i: usize, out: &mut Vec<u8>) {
@@ -112,7 +112,7 @@ impl Cells<'_> {
             }
             Cells::Time(c) => {
                 if let Some(t) = c.get(i) {
-                    out.extend_from_slice(format_rfc3339(t).as_bytes());
+                    write_rfc3339(t, out);
                 }
             }
         }

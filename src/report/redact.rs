@@ -43,7 +43,8 @@ fn is_secret_header(name: &str) -> bool {
     if is_bookkeeping(&folded(name)) {
         return false;
     }
-    let n = name.trim().to_ascii_lowercase();
+    let lower = small(name.trim(), false);
+    let n: &str = &lower;
     let says_secret = [
         "auth",
         "token",
@@ -60,7 +61,7 @@ fn is_secret_header(name: &str) -> bool {
     .any(|w| n.contains(w));
     says_secret
         || matches!(
-            n.as_str(),
+            n,
             "cookie" | "set-cookie" | "api-key" | "apikey" | "x-api-key" | "private-token"
         )
 }
@@ -110,18 +111,69 @@ fn is_bookkeeping(folded: &str) -> bool {
 
 /// A name lower-cased with anything but ASCII letters and digits left out
 /// (`Progress_Token` → `progresstoken`).
-fn folded(name: &str) -> String {
-    name.chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
+fn folded(name: &str) -> Folded {
+    small(name, true)
+}
+
+/// `name` ASCII-lower-cased, only its ASCII letters and digits kept when
+/// `alnum_only`; on the stack when it fits.
+fn small(name: &str, alnum_only: bool) -> Folded {
+    let mut f = Folded {
+        buf: [0; FOLDED_MAX],
+        len: 0,
+        long: None,
+    };
+    for b in name
+        .bytes()
+        .filter(|b| !alnum_only || b.is_ascii_alphanumeric())
+    {
+        if f.len == FOLDED_MAX {
+            // A name this long is rare: on the heap, whole.
+            let mut long = if alnum_only {
+                name.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
+            } else {
+                name.to_string()
+            };
+            long.make_ascii_lowercase();
+            f.long = Some(long);
+            break;
+        }
+        f.buf[f.len] = b.to_ascii_lowercase();
+        f.len += 1;
+    }
+    f
+}
+
+/// Longest name [`folded`] keeps without allocating (member names of the
+/// redaction rules have at most 64 characters).
+const FOLDED_MAX: usize = 64;
+
+/// A [`folded`] name: on the stack (it is asked for every JSON member of
+/// every excerpt), or on the heap when longer than [`FOLDED_MAX`].
+struct Folded {
+    buf: [u8; FOLDED_MAX],
+    len: usize,
+    long: Option<String>,
+}
+
+impl std::ops::Deref for Folded {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match &self.long {
+            Some(s) => s,
+            // Only ASCII letters and digits were kept.
+            // Whole names of ASCII-lower-cased bytes: still UTF-8.
+            None => std::str::from_utf8(&self.buf[..self.len]).unwrap_or(""),
+        }
+    }
 }
 
 /// JSON member names whose value is a credential: the name, lower-cased
 /// and without `_`/`-`, contains a secret word or ends in `token`.
 fn is_secret_key(name: &str) -> bool {
-    let n = folded(name);
-    if is_bookkeeping(&n) {
+    let f = folded(name);
+    let n: &str = &f;
+    if is_bookkeeping(n) {
         return false;
     }
     const WORDS: [&str; 12] = [
@@ -141,7 +193,7 @@ fn is_secret_key(name: &str) -> bool {
     WORDS.iter().any(|w| n.contains(w))
         || n.ends_with("token")
         || matches!(
-            n.as_str(),
+            n,
             "auth" | "pwd" | "pass" | "sig" | "signature" | "codeverifier"
         )
 }

@@ -36,7 +36,10 @@ pub fn sanitize(s: &str, max: usize) -> String {
 
 /// [`sanitize`] without a length limit; borrows when nothing needs escaping.
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    if s.chars().any(is_hostile) {
+    // Printable ASCII is never hostile: only from the first other byte on
+    // are characters decoded and asked (most captured text is ASCII).
+    let plain = s.bytes().position(|b| !(0x20..0x7f).contains(&b));
+    if plain.is_some_and(|at| s[at..].chars().any(is_hostile)) {
         Cow::Owned(sanitize(s, usize::MAX))
     } else {
         Cow::Borrowed(s)
