@@ -93,6 +93,7 @@ def main():
     rows = []
     checks = []
     speedups = []
+    per_corpus = {}
     corpora = [
         ("envelope", *gen("envelope", a.size_mb, 200, f"env{a.size_mb}.ndjson", PEER_KINDS)),
         ("claude", *gen("claude", a.size_mb, 201, f"claude{a.size_mb}.log")),
@@ -133,6 +134,7 @@ def main():
             results["peer: DuckDB (pair_duckdb.sql)"] = (time.perf_counter() - t0, int(m.group(1)) / 1024 if m else float("nan"))
             if shutil.which("jq"):
                 results["peer: jq (pair.jq)"] = timed(["jq", "-n", "-R", "-f", os.path.join(peer_dir, "pair.jq"), path])
+        per_corpus[fmt] = results
         base = results["mcp-audit --threads 2"][0]
         for tool, (w, r) in results.items():
             rows.append((fmt, f"{mb:.0f}", tool, f"{w:.2f}", f"{mb / w:.0f}", f"{w / base:.2f}", f"{r:.0f}"))
@@ -143,6 +145,18 @@ def main():
     table += [f"| {f} | {c} | {'yes' if s else 'NO'} |" for f, c, s in checks]
     table += ["", "| corpus | speed-up 2 threads ÷ 1, analysis only | with every output |", "|---|---|---|"]
     table += [f"| {f} | {x:.2f}× | {y:.2f}× |" for f, x, y in speedups]
+    table += ["", "Issue 13's targets, from the rows above:", "",
+              "| corpus | every output ÷ analysis only (rate, 2 threads; ≥ 0.75) | 2 threads ÷ 1, every output (≥ 1.7) "
+              "| analysis only ÷ `wc -l` (rate; line logs ≥ 10 %) | DuckDB peer ÷ mcp-audit, every output (≥ 10) "
+              "| peak RSS MB, every output (< 256) |",
+              "|---|---|---|---|---|---|"]
+    for fmt, r in per_corpus.items():
+        out2, ana2 = r["mcp-audit --threads 2"][0], r["mcp-audit --threads 2, no --out"][0]
+        out1, wc = r["mcp-audit --threads 1"][0], r["wc -l"][0]
+        duck = r.get("peer: DuckDB (pair_duckdb.sql)")
+        rss = max(r["mcp-audit --threads 1"][1], r["mcp-audit --threads 2"][1])
+        table.append(f"| {fmt} | {ana2 / out2:.2f} | {out1 / out2:.2f}× | {100 * wc / ana2:.1f} % | "
+                     f"{f'{duck[0] / out2:.1f}×' if duck else '–'} | {rss:.0f} |")
     text = "\n".join(table)
     print(text)
     if a.out:
