@@ -49,7 +49,7 @@ or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
 
 /// `extract --help`'s closing text.
 const EXTRACT_HELP: &str = "Findings are numbered as `mcp-audit analyze INPUT` alone lists them \
-(same --format, --timeout, --slow, --slow-factor): N is row N of findings.csv, findings[N-1] of summary.json, 1-based.
+(same --format, --timeout, --slow, --slow-factor): N is the N-th row after the header of findings.csv, findings[N-1] of summary.json (analyze --json).
 The extract keeps the frames around the finding (its request, its response(s), the batch it names, the session's initialize); \
 if that does not read back with the same finding (kind, id, severity), the whole session, then the whole input. \
 A line log keeps its lines byte for byte apart from redaction; a HAR is a HAR 1.2 with only the entries kept; a raw SSE capture keeps its header blocks and events.
@@ -65,7 +65,7 @@ pub struct ExtractArgs {
     /// findings.csv `session` show it).
     #[arg(long, value_name = "S")]
     pub session: Option<String>,
-    /// Keep what finding N needs: N is its row in findings.csv (1-based).
+    /// Keep what finding N needs: N is its row in findings.csv (1 for the first row after the header).
     #[arg(long, value_name = "N")]
     pub finding: Option<String>,
     /// Where the extract goes (never the input).
@@ -111,7 +111,7 @@ pub fn extract_request(a: &ExtractArgs) -> Result<crate::extract::Request, Strin
             Ok(v) if v >= 1 => crate::extract::Target::Finding(v),
             _ => {
                 return Err(format!(
-                    "--finding `{n}`: not a finding number (1 for the first row of findings.csv)"
+                    "--finding `{n}`: not a finding number (1 for the first row after the header of findings.csv)"
                 ));
             }
         },

@@ -4,7 +4,7 @@
 //!
 //! The input is read and analysed as `mcp-audit analyze INPUT` alone
 //! analyses it (same rules, same findings in the same order: finding `N`
-//! is row `N` of `findings.csv`, `findings[N-1]` of `summary.json`). The
+//! is the `N`-th row after the header of `findings.csv`, `findings[N-1]` of `summary.json`). The
 //! input is cut into *units*: a physical line of a line log, a block of
 //! a raw SSE capture (an event, or an HTTP header block, up to and with
 //! the blank lines after it), an element of a HAR's `log.entries`. Each
@@ -43,7 +43,7 @@ pub enum Target {
     /// Every frame of the session of this name (`summary.json`
     /// `sessions[].name`).
     Session(String),
-    /// Finding number `N`, 1-based: row `N` of `findings.csv`.
+    /// Finding number `N`, 1-based: the `N`-th row after the header of `findings.csv`.
     Finding(usize),
 }
 
@@ -173,7 +173,7 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
             let f = findings.get(n.wrapping_sub(1)).ok_or_else(|| {
                 usage(match findings.len() {
                     0 => format!("--finding {n}: {shown} has no findings"),
-                    c => format!("--finding {n}: {shown} has {c} findings (numbered 1 to {c}, as the rows of findings.csv)"),
+                    c => format!("--finding {n}: {shown} has {c} findings (numbered 1 to {c}, as the rows of findings.csv after its header)"),
                 })
             })?;
             (f.session.clone(), vec![f])
@@ -262,6 +262,14 @@ fn check_paths(input: &Path, out: &Path) -> Result<(), ExtractError> {
     if !meta.is_file() {
         return Err(usage(format!(
             "{}: not a file (extract reads one capture file)",
+            input.display()
+        )));
+    }
+    if let [spec] = crate::source::expand(&[input.to_path_buf()]).as_slice()
+        && matches!(spec.kind, crate::source::InputKind::Pair { .. })
+    {
+        return Err(usage(format!(
+            "{}: one half of a per-direction pair (NAME.client-to-server.jsonl and NAME.server-to-client.jsonl are one capture); extract reads a capture that is one file",
             input.display()
         )));
     }

@@ -297,7 +297,13 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         let all = c.get(0).expect("match");
         // A name inside a path (`/tmp/secret: cannot read`) is a file's.
         let in_path = text[..all.start()].ends_with(['/', '\\', '.']);
-        if all.start() < done || in_path || !is_secret_key(&c[1]) {
+        // A header's name written in text (`… Ocp-Apim-Subscription-Key:
+        // 0123` in a tool result or an error message, not at a line's
+        // start) names a credential as its header line does; only
+        // hyphenated names before a colon are read so (`author: Jane` is
+        // no header).
+        let header = c[1].contains('-') && c[2].trim() == ":" && is_secret_header(&c[1]);
+        if all.start() < done || in_path || !(is_secret_key(&c[1]) || header) {
             continue;
         }
         if let Some((start, end)) = free_secret(&text, all.end()) {
@@ -698,6 +704,18 @@ mod tests {
             r(r#"{"name":"Ocp-Apim-Subscription-Key","value":"0123abcd"}"#),
             r#"{"name":"Ocp-Apim-Subscription-Key","value":"[REDACTED]"}"#
         );
+        // Inside a JSON string, mid-line (a tool result quoting a header).
+        assert_eq!(
+            r(r#"{"text":"Ocp-Apim-Subscription-Key: LEAK-1 and X-Custom-Auth: s3"}"#),
+            r#"{"text":"Ocp-Apim-Subscription-Key: [REDACTED] and X-Custom-Auth: [REDACTED]"}"#
+        );
+        for s in [
+            "by author: Jane",
+            "see Last-Event-Id: 7",
+            "Content-Type: text/plain mid-line",
+        ] {
+            assert_eq!(r(&format!("x {s}")), format!("x {s}"));
+        }
     }
 
     #[test]
