@@ -341,6 +341,12 @@ pub struct AnalyzeArgs {
     /// per OpenTelemetry's MCP semantic conventions, findings as span events.
     #[arg(long, value_name = "FILE")]
     pub otlp: Option<PathBuf>,
+    /// Write the `mcp.client.operation.duration` histogram (OpenTelemetry's
+    /// MCP semantic conventions; seconds, the conventions' bucket
+    /// boundaries) as OTLP/JSON metrics, one ExportMetricsServiceRequest on
+    /// one line: every request whose latency the capture bounds.
+    #[arg(long, value_name = "FILE")]
+    pub otlp_metrics: Option<PathBuf>,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -396,6 +402,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         ("--junit", &args.junit),
         ("--sarif", &args.sarif),
         ("--otlp", &args.otlp),
+        ("--otlp-metrics", &args.otlp_metrics),
     ];
     for (i, (a, pa)) in targets.iter().enumerate() {
         for (b, pb) in &targets[i + 1..] {
@@ -461,6 +468,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         junit: args.junit,
         sarif: args.sarif,
         otlp: args.otlp,
+        otlp_metrics: args.otlp_metrics,
         inputs: args.inputs,
     })
 }
