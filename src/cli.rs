@@ -33,8 +33,9 @@ pub enum Command {
 2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported)."
     )]
     Analyze(Box<AnalyzeArgs>),
-    /// Compare two runs (`--out` folders or summary.json files): kinds up
-    /// or down, sessions and inputs added or gone, p50/p99 per method.
+    /// Compare two runs (`--out` folders, summary.json files or Hive shard
+    /// folders): kinds up or down, sessions and inputs added or gone,
+    /// p50/p99 per method.
     #[command(
         after_help = "Exit codes: 0 no regression; 1 a regression (a warning or error kind whose count went up, \
 or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
@@ -178,9 +179,10 @@ pub fn extract(args: &ExtractArgs) -> u8 {
 /// Arguments of `diff`.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
-    /// The earlier run: an `--out` folder or its summary.json.
+    /// The earlier run: an `--out` folder, its summary.json, or a shard
+    /// folder (`--shard-dir`).
     pub old: PathBuf,
-    /// The later run: an `--out` folder or its summary.json.
+    /// The later run: an `--out` folder, its summary.json, or a shard folder.
     pub new: PathBuf,
     /// A p99 that grew by more than this is a regression (percent, e.g. 20%).
     #[arg(long, default_value = "20%", value_parser = parse_percent)]
@@ -195,6 +197,18 @@ pub struct DiffArgs {
     /// Print the diff as Markdown (to paste into a pull request).
     #[arg(long)]
     pub markdown: bool,
+    /// OLD is a shard folder (--shard-dir): read only these partitions
+    /// (KEY=VALUE,...), named without these keys.
+    #[arg(long, value_name = "KEY=VALUE,...", value_parser = partition_arg)]
+    pub old_partition: Option<String>,
+    /// NEW is a shard folder (--shard-dir): read only these partitions.
+    #[arg(long, value_name = "KEY=VALUE,...", value_parser = partition_arg)]
+    pub new_partition: Option<String>,
+}
+
+/// Checks a `--old-partition` / `--new-partition` value.
+fn partition_arg(text: &str) -> std::result::Result<String, String> {
+    crate::diff::parse_partition(text).map(|_| text.to_string())
 }
 
 /// Parses `20%` or `20` (percent, 0 or more).
@@ -210,8 +224,15 @@ pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
 /// # Errors
 /// A side that cannot be read (the caller exits 2).
 pub fn diff(args: &DiffArgs) -> anyhow::Result<u8> {
-    let old = crate::diff::read_side(&args.old)?;
-    let new = crate::diff::read_side(&args.new)?;
+    let part = |p: &Option<String>| {
+        p.as_deref()
+            .map(crate::diff::parse_partition)
+            .transpose()
+            .map_err(anyhow::Error::msg)
+            .map(Option::unwrap_or_default)
+    };
+    let old = crate::diff::read_side_of(&args.old, &part(&args.old_partition)?)?;
+    let new = crate::diff::read_side_of(&args.new, &part(&args.new_partition)?)?;
     let d = crate::diff::compare(&old, &new, args.p99_regression, args.min_latencies);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&d)?);
