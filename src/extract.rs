@@ -69,8 +69,9 @@ pub struct Request {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
     /// The finding's frame, the frames that carry its ids (requests,
-    /// responses, cancellations and progress of those ids), the batch it
-    /// names, and the session's `initialize` exchange.
+    /// responses, cancellations and progress of those ids; the events of
+    /// a replayed SSE event id), the batch it names, and the session's
+    /// `initialize` exchange.
     Frames,
     /// Every record of the session.
     Session,
@@ -342,14 +343,25 @@ fn analyse(rules: &analyze::Config, name: &str, bytes: u64, parsed: Parsed) -> V
 }
 
 /// An extract's text read back as the input was read, in the same format
-/// (a text the format detection would read otherwise has no findings:
-/// `analyze` on the file would not read it as the input was read).
+/// (a text the format detection would read otherwise, or one `analyze`
+/// would refuse as holding no traffic, has no findings: `analyze` on the
+/// file would not read it as the input was read).
 fn read_back(rules: &analyze::Config, name: &str, text: &str, fmt: Format) -> Vec<Finding> {
     if ingest::detect_format(text) != fmt {
         return Vec::new();
     }
     let parsed = parse(name, text, fmt);
-    analyse(rules, name, text.len() as u64, parsed)
+    let run = crate::pipeline::analyze_parsed(
+        rules,
+        false,
+        vec![(name.to_string(), text.len() as u64, parsed)],
+    );
+    // An extract with no JSON-RPC traffic left (a non-JSON event alone)
+    // makes `analyze` exit 2: it does not read back.
+    if run.fatal.iter().any(|&f| f) {
+        return Vec::new();
+    }
+    run.analysis.findings
 }
 
 /// A finding as an extract must have it again: kind, id (as every output
@@ -512,6 +524,16 @@ fn select(
             }
         }
     }
+    // A replayed SSE event is named by its event id: the event it repeats
+    // carries the same one.
+    let event_ids: HashSet<&str> = wanted
+        .iter()
+        .filter(|f| f.kind == crate::analyze::FindingKind::SseReplayDuplicate)
+        .filter_map(|f| match &f.id {
+            FindingId::One(Id::Str(s)) => Some(&**s),
+            _ => None,
+        })
+        .collect();
     let spans: Vec<(u64, u64)> = wanted
         .iter()
         .map(|f| (f.evidence.0, f.evidence.0 + u64::from(f.evidence.1)))
@@ -533,7 +555,11 @@ fn select(
                             .is_some_and(|t| tokens.contains(t))
                 })
         });
-        if at_finding || linked {
+        let replayed = fr
+            .event_id
+            .as_ref()
+            .is_some_and(|e| event_ids.contains(&*e.id));
+        if at_finding || linked || replayed {
             take(i, &mut keep);
         }
     }

@@ -275,9 +275,9 @@ fn no_secret_reaches_an_extract() {
         let n = whole["findings"].as_array().unwrap().len();
         assert!(n > 0, "{name}");
         let mut outs = Vec::new();
-        for i in 1..=n {
-            let out = dir.join(format!("{i}.{name}"));
-            let num = i.to_string();
+        for (i, f) in whole["findings"].as_array().unwrap().iter().enumerate() {
+            let out = dir.join(format!("{}.{name}", i + 1));
+            let num = (i + 1).to_string();
             extract(&[
                 input.to_str().unwrap(),
                 "--finding",
@@ -285,6 +285,11 @@ fn no_secret_reaches_an_extract() {
                 "--out",
                 out.to_str().unwrap(),
             ]);
+            // Redacted, it still reads back with the finding.
+            assert!(
+                keys(&summary(&out)).contains(&key(f)),
+                "{name} finding {num}"
+            );
             outs.push(out);
         }
         let session = whole["sessions"][0]["name"].as_str().unwrap().to_string();
@@ -393,4 +398,30 @@ fn bad_arguments_get_one_line_and_exit_2() {
     ]);
     assert_eq!(r.status.code(), Some(2));
     assert_eq!(std::fs::read(&har).unwrap(), before);
+}
+
+/// A raw SSE capture's findings (the b20 case, reduced from a public bug
+/// report: a resumed stream replays events s1-43 and s1-44): each extract
+/// keeps the two events of its event id, nothing else (the capture's
+/// comments and other events left out).
+#[test]
+fn sse_finding_reads_back_from_an_sse_extract() {
+    let input = "tests/data/cases/b20_resume_with_stale_event_id_replays.sse";
+    let all = every_finding("extract_sse", input, "sse");
+    assert_eq!(all.len(), 2);
+    let text = std::fs::read_to_string(root().join(input)).unwrap();
+    for (p, back) in &all {
+        let got = std::fs::read_to_string(p).unwrap();
+        assert!(got.len() < text.len(), "{got}");
+        let ids: Vec<&str> = got.lines().filter(|l| l.starts_with("id: ")).collect();
+        assert_eq!(ids.len(), 2, "{got}");
+        assert_eq!(ids[0], ids[1]);
+        assert_eq!(
+            keys(back)
+                .iter()
+                .filter(|k| k.0 == "sse_replay_duplicate")
+                .count(),
+            keys(back).len()
+        );
+    }
 }
