@@ -33,21 +33,156 @@ pub enum Command {
 2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported)."
     )]
     Analyze(Box<AnalyzeArgs>),
-    /// Compare two runs (`--out` folders or summary.json files): kinds up
-    /// or down, sessions and inputs added or gone, p50/p99 per method.
+    /// Compare two runs (`--out` folders, summary.json files or Hive shard
+    /// folders): kinds up or down, sessions and inputs added or gone,
+    /// p50/p99 per method.
     #[command(
         after_help = "Exit codes: 0 no regression; 1 a regression (a warning or error kind whose count went up, \
 or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
     )]
     Diff(DiffArgs),
+    /// Write a smaller capture, in the input's own format and redacted,
+    /// that holds what one finding (or one session) needs and reads back
+    /// with that finding: for a bug report.
+    #[command(after_help = EXTRACT_HELP)]
+    Extract(ExtractArgs),
+}
+
+/// `extract --help`'s closing text.
+const EXTRACT_HELP: &str = "Findings are numbered as `mcp-audit analyze INPUT` alone lists them \
+(same --format, --timeout, --slow, --slow-factor): N is the N-th row after the header of findings.csv, findings[N-1] of summary.json (analyze --json).
+The extract keeps the frames around the finding (its request, its response(s), the batch it names, the session's initialize); \
+if that does not read back with the same finding (kind, id, severity), the whole session, then the whole input. \
+A line log keeps its lines byte for byte apart from redaction; a HAR is a HAR 1.2 with only the entries kept; a raw SSE capture keeps its header blocks and events.
+Exit codes: 0 written; 2 a bad argument, an unreadable input, or an output that is the input (one line on stderr).";
+
+/// Arguments of `extract` (each checked by [`extract_request`], so that a
+/// missing one is one line, exit 2).
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// The capture (a HAR, a raw SSE capture or a line log).
+    pub input: Option<PathBuf>,
+    /// Keep this session (its name as summary.json `sessions[].name` and
+    /// findings.csv `session` show it).
+    #[arg(long, value_name = "S")]
+    pub session: Option<String>,
+    /// Keep what finding N needs: N is its row in findings.csv (1 for the first row after the header).
+    #[arg(long, value_name = "N")]
+    pub finding: Option<String>,
+    /// Where the extract goes (never the input).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Input format, as for analyze.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// As for analyze (findings are numbered as analyze with it finds them).
+    #[arg(long, default_value = "60s", value_parser = parse_duration_us, allow_hyphen_values = true)]
+    pub timeout: i64,
+    /// As for analyze.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_us, allow_hyphen_values = true)]
+    pub slow: i64,
+    /// As for analyze.
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
+    pub slow_factor: f64,
+    /// Keep secrets as captured (the extract is redacted by default).
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// Checks `extract`'s arguments: the one line a bad one gets.
+///
+/// # Errors
+/// What is missing or wrong, as one line.
+pub fn extract_request(a: &ExtractArgs) -> Result<crate::extract::Request, String> {
+    let Some(input) = a.input.clone() else {
+        return Err(
+            "name the capture: mcp-audit extract INPUT (--session S | --finding N) --out FILE"
+                .into(),
+        );
+    };
+    let target = match (&a.session, &a.finding) {
+        (Some(_), Some(_)) => return Err("give --session S or --finding N, not both".into()),
+        (None, None) => {
+            return Err(
+                "give --session S or --finding N (which part of the capture to keep)".into(),
+            );
+        }
+        (Some(s), None) => crate::extract::Target::Session(s.clone()),
+        (None, Some(n)) => match n.trim().parse::<usize>() {
+            Ok(v) if v >= 1 => crate::extract::Target::Finding(v),
+            _ => {
+                return Err(format!(
+                    "--finding `{n}`: not a finding number (1 for the first row after the header of findings.csv)"
+                ));
+            }
+        },
+    };
+    let Some(out) = a.out.clone() else {
+        return Err("give --out FILE (where the extract goes)".into());
+    };
+    if input.as_os_str() == "-" {
+        return Err("extract reads a file, not the standard input (-)".into());
+    }
+    if !(a.slow_factor.is_finite() && a.slow_factor > 0.0) {
+        return Err(UsageError::SlowFactor.to_string());
+    }
+    if a.timeout <= 0 {
+        return Err(UsageError::Timeout.to_string());
+    }
+    Ok(crate::extract::Request {
+        input,
+        target,
+        out,
+        format: match a.format {
+            FormatArg::Auto => InputFormat::Auto,
+            FormatArg::Stdio => InputFormat::Stdio,
+            FormatArg::Har => InputFormat::Har,
+            FormatArg::Sse => InputFormat::Sse,
+        },
+        rules: analyze::Config {
+            timeout_us: a.timeout,
+            slow_us: a.slow,
+            slow_factor: a.slow_factor,
+        },
+        redact: !a.no_redact,
+    })
+}
+
+/// Runs `extract`: writes the extract, prints one line on stdout saying
+/// what it holds; a bad argument or input is one line on stderr, exit 2.
+pub fn extract(args: &ExtractArgs) -> u8 {
+    let req = match extract_request(args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcp-audit extract: {e}");
+            return 2;
+        }
+    };
+    match crate::extract::run(&req) {
+        Ok(o) => {
+            println!("{}", crate::extract::summary_line(&req, &o));
+            for (kind, id, sev) in &o.lost {
+                eprintln!(
+                    "mcp-audit extract: warning: {kind} id {id} ({}) of the session is only in the whole input (judged against the whole capture)",
+                    sev.as_str()
+                );
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("mcp-audit extract: {e}");
+            2
+        }
+    }
 }
 
 /// Arguments of `diff`.
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
-    /// The earlier run: an `--out` folder or its summary.json.
+    /// The earlier run: an `--out` folder, its summary.json, or a shard
+    /// folder (`--shard-dir`).
     pub old: PathBuf,
-    /// The later run: an `--out` folder or its summary.json.
+    /// The later run: an `--out` folder, its summary.json, or a shard folder.
     pub new: PathBuf,
     /// A p99 that grew by more than this is a regression (percent, e.g. 20%).
     #[arg(long, default_value = "20%", value_parser = parse_percent)]
@@ -62,6 +197,18 @@ pub struct DiffArgs {
     /// Print the diff as Markdown (to paste into a pull request).
     #[arg(long)]
     pub markdown: bool,
+    /// OLD is a shard folder (--shard-dir): read only these partitions
+    /// (KEY=VALUE,...), named without these keys.
+    #[arg(long, value_name = "KEY=VALUE,...", value_parser = partition_arg)]
+    pub old_partition: Option<String>,
+    /// NEW is a shard folder (--shard-dir): read only these partitions.
+    #[arg(long, value_name = "KEY=VALUE,...", value_parser = partition_arg)]
+    pub new_partition: Option<String>,
+}
+
+/// Checks a `--old-partition` / `--new-partition` value.
+fn partition_arg(text: &str) -> std::result::Result<String, String> {
+    crate::diff::parse_partition(text).map(|_| text.to_string())
 }
 
 /// Parses `20%` or `20` (percent, 0 or more).
@@ -77,8 +224,15 @@ pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
 /// # Errors
 /// A side that cannot be read (the caller exits 2).
 pub fn diff(args: &DiffArgs) -> anyhow::Result<u8> {
-    let old = crate::diff::read_side(&args.old)?;
-    let new = crate::diff::read_side(&args.new)?;
+    let part = |p: &Option<String>| {
+        p.as_deref()
+            .map(crate::diff::parse_partition)
+            .transpose()
+            .map_err(anyhow::Error::msg)
+            .map(Option::unwrap_or_default)
+    };
+    let old = crate::diff::read_side_of(&args.old, &part(&args.old_partition)?)?;
+    let new = crate::diff::read_side_of(&args.new, &part(&args.new_partition)?)?;
     let d = crate::diff::compare(&old, &new, args.p99_regression, args.min_latencies);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&d)?);
@@ -208,6 +362,12 @@ pub struct AnalyzeArgs {
     /// per OpenTelemetry's MCP semantic conventions, findings as span events.
     #[arg(long, value_name = "FILE")]
     pub otlp: Option<PathBuf>,
+    /// Write the `mcp.client.operation.duration` histogram (OpenTelemetry's
+    /// MCP semantic conventions; seconds, the conventions' bucket
+    /// boundaries) as OTLP/JSON metrics, one ExportMetricsServiceRequest on
+    /// one line: every request whose latency the capture bounds.
+    #[arg(long, value_name = "FILE")]
+    pub otlp_metrics: Option<PathBuf>,
 }
 
 /// Parses `60s`, `1500ms`, `2m`, `1h`, or a bare number of milliseconds,
@@ -244,7 +404,7 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
 pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     let args = match cli.command {
         Command::Analyze(args) => *args,
-        Command::Diff(_) => return Err(UsageError::NotAnalyze),
+        Command::Diff(_) | Command::Extract(_) => return Err(UsageError::NotAnalyze),
     };
     if let Some(n) = args.threads
         && (n == 0 || n > MAX_THREADS)
@@ -263,6 +423,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         ("--junit", &args.junit),
         ("--sarif", &args.sarif),
         ("--otlp", &args.otlp),
+        ("--otlp-metrics", &args.otlp_metrics),
     ];
     for (i, (a, pa)) in targets.iter().enumerate() {
         for (b, pb) in &targets[i + 1..] {
@@ -328,6 +489,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         junit: args.junit,
         sarif: args.sarif,
         otlp: args.otlp,
+        otlp_metrics: args.otlp_metrics,
         inputs: args.inputs,
     })
 }

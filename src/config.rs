@@ -120,11 +120,15 @@ pub struct RunConfig {
     pub sarif: Option<PathBuf>,
     /// Where the pairs go as OTLP/JSON Lines traces (`--otlp`).
     pub otlp: Option<PathBuf>,
+    /// Where the `mcp.client.operation.duration` histogram goes, OTLP/JSON
+    /// metrics (`--otlp-metrics`).
+    pub otlp_metrics: Option<PathBuf>,
 }
 
 impl RunConfig {
     /// The run's own output folders and files (`--out`, `--shard-dir`,
-    /// `--junit`, `--sarif`, `--otlp`): never read as inputs by a folder walk.
+    /// `--junit`, `--sarif`, `--otlp`, `--otlp-metrics`): never read as
+    /// inputs by a folder walk.
     pub fn own_folders(&self) -> Vec<PathBuf> {
         self.out
             .iter()
@@ -132,6 +136,7 @@ impl RunConfig {
             .chain(self.junit.iter())
             .chain(self.sarif.iter())
             .chain(self.otlp.iter())
+            .chain(self.otlp_metrics.iter())
             .cloned()
             .collect()
     }
@@ -175,7 +180,8 @@ pub enum UsageError {
     /// A subcommand other than `analyze` given where a run is configured.
     #[error("not an analyze command")]
     NotAnalyze,
-    /// Two of `--junit`, `--sarif` and `--otlp` name one file.
+    /// Two of `--junit`, `--sarif`, `--otlp` and `--otlp-metrics` name one
+    /// file.
     #[error("{a} and {b} name the same file, {path}")]
     SameReportFile {
         /// The first flag.

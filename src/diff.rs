@@ -1,7 +1,8 @@
 //! `mcp-audit diff OLD NEW`: what changed between two runs, for a nightly
 //! job that fails on a regression rather than on old noise. OLD and NEW
 //! are `--out` folders (their `summary.json` and, when there,
-//! `latency.csv`) or `summary.json` files. Compared: findings per kind
+//! `latency.csv`), `summary.json` files, or Hive shard folders
+//! (`--shard-dir`; [`read_side_of`]). Compared: findings per kind
 //! (new kinds, counts up or down), sessions and inputs added or gone, and
 //! latency p50/p99 per method (the whole run as `*`; per method only where
 //! both sides have a `latency.csv`). A regression, which makes the exit
@@ -39,6 +40,33 @@ pub struct Side {
 /// # Errors
 /// The file cannot be read or is not a summary.json of schema version 1.
 pub fn read_side(path: &Path) -> Result<Side> {
+    read_side_of(path, &[])
+}
+
+/// [`read_side`], or a Hive shard folder (`--shard-dir`: `findings/`,
+/// `pairs/` and `sessions/` holding `KEY=VALUE/…/part-00000.parquet`, no
+/// `summary.json`) restricted to the partitions `only` names
+/// (`KEY=VALUE`; none: every part). Of a shard folder, findings per kind
+/// are the `findings` rows, latency p50/p99 per method (and `*`) the exact
+/// nearest rank over the `pairs` rows whose latency is known and status
+/// not `cancelled` (the latencies rule 10 counts), sessions the `sessions`
+/// rows and inputs their files, each named after its partition without
+/// the keys of `only` (`host=web1: logs/a.log: s1`), so that two days
+/// of one fleet compare host by host.
+///
+/// # Errors
+/// A side that cannot be read, a shard folder with no part, or a
+/// partition filter given for a folder that is no shard folder.
+pub fn read_side_of(path: &Path, only: &[(String, String)]) -> Result<Side> {
+    if path.is_dir() && !path.join("summary.json").exists() && path.join("findings").is_dir() {
+        return read_shards(path, only);
+    }
+    if !only.is_empty() {
+        bail!(
+            "{}: a partition is chosen only in a shard folder (--shard-dir: findings/, pairs/, sessions/)",
+            path.display()
+        );
+    }
     let (summary, csv): (PathBuf, Option<PathBuf>) = if path.is_dir() {
         (path.join("summary.json"), Some(path.join("latency.csv")))
     } else {
@@ -85,6 +113,177 @@ pub fn read_side(path: &Path) -> Result<Side> {
             std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
         read_latency_csv(&text, &mut side.latency, &mut side.counts)
             .with_context(|| format!("{}: not an mcp-audit latency.csv", csv.display()))?;
+    }
+    Ok(side)
+}
+
+/// Parses `KEY=VALUE,KEY=VALUE` (`--old-partition`, `--new-partition`).
+///
+/// # Errors
+/// A pair without `=` or with an empty key or value.
+pub fn parse_partition(text: &str) -> std::result::Result<Partition, String> {
+    text.split(',')
+        .map(|kv| match kv.trim().split_once('=') {
+            Some((k, v)) if !k.is_empty() && !v.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(format!(
+                "`{text}`: a partition is KEY=VALUE pairs, comma-separated (e.g. date=2026-11-30)"
+            )),
+        })
+        .collect()
+}
+
+/// A part's partition: its `KEY=VALUE` folders, outermost first.
+pub type Partition = Vec<(String, String)>;
+
+/// The `part-*.parquet` files under `dir` (hidden temporary files left
+/// out), each with its partition (`KEY=VALUE` folders), sorted.
+fn parts(dir: &Path) -> Result<Vec<(Partition, PathBuf)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), Vec::new())];
+    while let Some((d, part)) = stack.pop() {
+        let entries = std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?;
+        for e in entries {
+            let e = e.with_context(|| format!("reading {}", d.display()))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let p = e.path();
+            let ft = e
+                .file_type()
+                .with_context(|| format!("reading {}", p.display()))?;
+            if ft.is_dir() {
+                if let Some((k, v)) = name.split_once('=') {
+                    let mut next: Partition = part.clone();
+                    next.push((k.to_string(), v.to_string()));
+                    stack.push((p, next));
+                }
+            } else if name.ends_with(".parquet") {
+                out.push((part.clone(), p));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(out)
+}
+
+/// One table of a shard folder: per part in `only`, its partition name
+/// (the keys of `only` left out) and its frame.
+fn shard_table(
+    root: &Path,
+    table: &str,
+    only: &[(String, String)],
+) -> Result<Vec<(String, polars::prelude::DataFrame)>> {
+    use polars::prelude::{ParquetReader, SerReader};
+    let dir = root.join(table);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (part, file) in parts(&dir)? {
+        if !only.iter().all(|o| part.contains(o)) {
+            continue;
+        }
+        let f =
+            std::fs::File::open(&file).with_context(|| format!("reading {}", file.display()))?;
+        let df = ParquetReader::new(f)
+            .finish()
+            .with_context(|| format!("{}: not a readable Parquet file", file.display()))?;
+        let name = part
+            .iter()
+            .filter(|kv| !only.contains(kv))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("/");
+        out.push((name, df));
+    }
+    Ok(out)
+}
+
+/// A string column's values (nulls as `None`).
+fn strings(df: &polars::prelude::DataFrame, col: &str) -> Result<Vec<Option<String>>> {
+    Ok(df
+        .column(col)
+        .with_context(|| format!("no `{col}` column"))?
+        .str()
+        .with_context(|| format!("`{col}` is not a string column"))?
+        .iter()
+        .map(|v| v.map(str::to_string))
+        .collect())
+}
+
+/// A side read from a shard folder (see [`read_side_of`]).
+fn read_shards(root: &Path, only: &[(String, String)]) -> Result<Side> {
+    let mut side = Side::default();
+    let named = |part: &str, s: &str| {
+        if part.is_empty() {
+            s.to_string()
+        } else {
+            format!("{part}: {s}")
+        }
+    };
+    let findings = shard_table(root, "findings", only)?;
+    let sessions = shard_table(root, "sessions", only)?;
+    let pairs = shard_table(root, "pairs", only)?;
+    if findings.is_empty() && sessions.is_empty() && pairs.is_empty() {
+        bail!(
+            "{}: no shard part{} (findings/, pairs/, sessions/ hold none)",
+            root.display(),
+            if only.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " in partition {}",
+                    only.iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            }
+        );
+    }
+    for (_, df) in &findings {
+        for k in strings(df, "kind")?.into_iter().flatten() {
+            *side.kinds.entry(k).or_insert(0) += 1;
+        }
+    }
+    for (part, df) in &sessions {
+        let names = strings(df, "session")?;
+        let files = strings(df, "file")?;
+        for (n, f) in names.into_iter().zip(files) {
+            let (n, f) = (n.unwrap_or_default(), f.unwrap_or_default());
+            side.sessions.insert(named(
+                part,
+                &if n == f {
+                    n.clone()
+                } else {
+                    format!("{f}: {n}")
+                },
+            ));
+            side.inputs.insert(named(part, &f));
+        }
+    }
+    let mut by_method: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (_, df) in &pairs {
+        let methods = strings(df, "method")?;
+        let status = strings(df, "status")?;
+        let lat = df
+            .column("latency_ms")
+            .context("no `latency_ms` column")?
+            .f64()
+            .context("`latency_ms` is not a float column")?;
+        for ((m, st), l) in methods.into_iter().zip(status).zip(lat.iter()) {
+            if let (Some(l), false) = (l, st.as_deref() == Some("cancelled")) {
+                by_method.entry(m.unwrap_or_default()).or_default().push(l);
+                by_method.entry("*".into()).or_default().push(l);
+            }
+        }
+    }
+    for (m, mut v) in by_method {
+        v.sort_by(f64::total_cmp);
+        let rank = |permille: usize| v[(permille * v.len()).div_ceil(1000).max(1) - 1];
+        side.latency.insert(m.clone(), (rank(500), rank(990)));
+        side.counts.insert(m, v.len() as u64);
     }
     Ok(side)
 }

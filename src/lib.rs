@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod diff;
+pub mod extract;
 pub mod ingest;
 pub mod mem;
 pub mod pipeline;

@@ -85,7 +85,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         config.redact,
         loaded,
         groups,
-        config.otlp.is_some(),
+        config.otlp.is_some() || config.otlp_metrics.is_some(),
     );
     for (info, &n) in run.infos.iter().zip(&printed) {
         // Problems the analysis met (a member twice), after the readers'.

@@ -17,12 +17,12 @@ use crate::report::csv::CsvTable;
 use crate::report::html::{self, EvidenceKey, Html, Shown};
 use crate::report::json::{self, Json};
 use crate::report::junit::Junit;
-use crate::report::otlp;
 use crate::report::parquet::{Parquet, ParquetTable};
 use crate::report::sarif::Sarif;
 use crate::report::shard::{self, Shard};
 use crate::report::terminal::{self, Terminal};
 use crate::report::{InputInfo, Render, RenderOptions, Report};
+use crate::report::{otlp, otlp_metrics};
 use crate::source;
 
 /// A buffered new file `dir/name`, the error naming it.
@@ -73,6 +73,7 @@ pub(super) fn check_ci_targets(
         ("--junit", &config.junit),
         ("--sarif", &config.sarif),
         ("--otlp", &config.otlp),
+        ("--otlp-metrics", &config.otlp_metrics),
     ] {
         let Some(t) = target else { continue };
         if let Some(c) = canon(t)
@@ -99,7 +100,7 @@ pub(super) fn check_ci_targets(
     Ok(())
 }
 
-/// Writes `--junit`, `--sarif` and `--otlp` files (parent folders made as
+/// Writes `--junit`, `--sarif`, `--otlp` and `--otlp-metrics` files (parent folders made as
 /// needed).
 pub(super) fn write_ci(
     config: &crate::config::RunConfig,
@@ -128,14 +129,29 @@ pub(super) fn write_ci(
     if let Some(p) = &config.sarif {
         write(p, &Sarif)?;
     }
+    if config.otlp.is_none() && config.otlp_metrics.is_none() {
+        return Ok(());
+    }
+    let excerpts = read_otlp_evidence(rep, replies);
+    let o = otlp::Otlp {
+        replies,
+        excerpts: &excerpts,
+        redact: config.redact,
+    };
+    let (lines, left) = o.lines(rep);
+    if let Some(p) = &config.otlp_metrics {
+        write(p, &otlp_metrics::Line(&otlp_metrics::request(&lines)))?;
+        if left.replies_unread > 0 {
+            eprintln!(
+                "mcp-audit: --otlp-metrics {}: {} answered requests of logs read block by block \
+                 carry their error code but not a tool result's isError (error.type \
+                 tool_error; those responses are not kept)",
+                p.display(),
+                left.replies_unread
+            );
+        }
+    }
     if let Some(p) = &config.otlp {
-        let excerpts = read_otlp_evidence(rep, replies);
-        let o = otlp::Otlp {
-            replies,
-            excerpts: &excerpts,
-            redact: config.redact,
-        };
-        let (lines, left) = o.lines(rep);
         write(p, &otlp::Lines(&lines))?;
         let name = p.display();
         if left.untimed_sessions > 0 || left.untimed_requests > 0 {

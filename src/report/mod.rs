@@ -23,6 +23,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod otlp;
+pub mod otlp_metrics;
 pub mod parquet;
 pub mod progress;
 pub mod redact;

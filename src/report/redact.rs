@@ -358,7 +358,14 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         let name = &m[..m.find([' ', '\t', '=', ':']).unwrap_or(m.len())];
         // A name inside a path (`/tmp/secret: cannot read`) is a file's.
         let in_path = text[..all.start()].ends_with(['/', '\\', '.']);
-        if all.start() < done || in_path || !is_secret_key(name) {
+        // A header's name written in text (`… Ocp-Apim-Subscription-Key:
+        // 0123` in a tool result or an error message, not at a line's
+        // start) names a credential as its header line does; only
+        // hyphenated names before a colon are read so (`author: Jane` is
+        // no header).
+        let sep = &m[name.len()..];
+        let header = name.contains('-') && sep.trim() == ":" && is_secret_header(name);
+        if all.start() < done || in_path || !(is_secret_key(name) || header) {
             continue;
         }
         if let Some((start, end)) = free_secret(&text, all.end()) {
@@ -843,6 +850,18 @@ mod tests {
             r(r#"{"name":"Ocp-Apim-Subscription-Key","value":"0123abcd"}"#),
             r#"{"name":"Ocp-Apim-Subscription-Key","value":"[REDACTED]"}"#
         );
+        // Inside a JSON string, mid-line (a tool result quoting a header).
+        assert_eq!(
+            r(r#"{"text":"Ocp-Apim-Subscription-Key: LEAK-1 and X-Custom-Auth: s3"}"#),
+            r#"{"text":"Ocp-Apim-Subscription-Key: [REDACTED] and X-Custom-Auth: [REDACTED]"}"#
+        );
+        for s in [
+            "by author: Jane",
+            "see Last-Event-Id: 7",
+            "Content-Type: text/plain mid-line",
+        ] {
+            assert_eq!(r(&format!("x {s}")), format!("x {s}"));
+        }
     }
 
     #[test]

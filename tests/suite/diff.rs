@@ -155,3 +155,122 @@ fn diff_of_two_runs() {
     let (code, _) = diff(&[&old, "/nonexistent/summary.json"]);
     assert_eq!(code, Some(2));
 }
+
+/// `diff` over Hive shard folders (`--shard-dir`): two days of two hosts
+/// in one folder, compared day by day with `--old-partition` /
+/// `--new-partition`, say what `diff` of the same days' `--out` runs
+/// says (kinds, latency quantiles, regression), the sessions and inputs
+/// named after their host. Day 1: host a the TypeScript server's
+/// raw-batches HAR, host b the stdio raw-batches envelope log; day 2:
+/// host a the Python server's raw-batches HAR, host b the same log.
+#[test]
+fn diff_of_shard_folders() {
+    let dir = out_dir("diff_shards");
+    let shards = dir.join("shards").display().to_string();
+    let days = [
+        (
+            "2026-11-30",
+            "tests/data/real/har_ts-streamable-sse__raw-batches.har",
+        ),
+        (
+            "2026-12-01",
+            "tests/data/real/har_py-streamable-sse__raw-batches.har",
+        ),
+    ];
+    let log = root()
+        .join("tests/data/real/stdio_raw-batches__server-everything.ndjson")
+        .display()
+        .to_string();
+    let mut outs = Vec::new();
+    for (day, har) in days {
+        let har = root().join(har).display().to_string();
+        for (host, cap) in [("a", &har), ("b", &log)] {
+            let part = format!("date={day},host={host}");
+            mcp_audit_ok(&[cap, "--shard", &part, "--shard-dir", &shards, "-q"]);
+        }
+        let out = dir.join(format!("out-{day}")).display().to_string();
+        mcp_audit_ok(&[&har, &log, "--out", &out, "-q"]);
+        outs.push(out);
+    }
+    let (code, by_out) = diff(&[&outs[0], &outs[1], "--json"]);
+    assert_eq!(code, Some(1));
+    let (code, by_shards) = diff(&[
+        &shards,
+        &shards,
+        "--old-partition",
+        "date=2026-11-30",
+        "--new-partition",
+        "date=2026-12-01",
+        "--json",
+    ]);
+    assert_eq!(code, Some(1));
+    let (a, b): (Value, Value) = (
+        serde_json::from_str(&by_out).unwrap(),
+        serde_json::from_str(&by_shards).unwrap(),
+    );
+    for k in ["kinds", "latency", "regression", "p99_regression_pct"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+    // Checked by hand: host b's log is the same on both days; host a's
+    // HAR changed (its session is a new one).
+    let har_of = |day: usize| root().join(days[day].1).display().to_string();
+    assert_eq!(b["inputs_gone"], json!([format!("host=a: {}", har_of(0))]));
+    assert_eq!(b["inputs_added"], json!([format!("host=a: {}", har_of(1))]));
+    assert_eq!(
+        b["sessions_gone"],
+        json!([format!(
+            "host=a: {}: fb0b5df5-3256-4083-a965-a3c9625f5b7c",
+            har_of(0)
+        )])
+    );
+    let strip = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                s.as_str()
+                    .unwrap()
+                    .trim_start_matches("host=a: ")
+                    .to_string()
+            })
+            .collect()
+    };
+    for k in [
+        "sessions_added",
+        "sessions_gone",
+        "inputs_added",
+        "inputs_gone",
+    ] {
+        assert_eq!(strip(&b[k]), strip(&a[k]), "{k}");
+    }
+    let kinds: Vec<(&str, u64, u64)> = b["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["kind"].as_str().unwrap(),
+                k["old"].as_u64().unwrap(),
+                k["new"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&("missing_response", 6, 17)), "{kinds:?}");
+    assert!(kinds.contains(&("out_of_order_batch", 3, 0)), "{kinds:?}");
+
+    // One day against itself: no change. A partition that holds nothing,
+    // and a partition asked of an --out folder, are refused (exit 2).
+    let (code, out) = diff(&[
+        &shards,
+        &shards,
+        "--old-partition",
+        "date=2026-12-01",
+        "--new-partition",
+        "date=2026-12-01",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, _) = diff(&[&shards, &shards, "--new-partition", "date=1999-01-01"]);
+    assert_eq!(code, Some(2));
+    let (code, _) = diff(&[&outs[0], &outs[1], "--old-partition", "date=2026-11-30"]);
+    assert_eq!(code, Some(2));
+}

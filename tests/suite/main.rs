@@ -15,6 +15,7 @@ mod cases;
 mod ci_reports;
 mod determinism;
 mod diff;
+mod extract;
 mod gaps;
 mod gates;
 mod generated;

@@ -350,6 +350,24 @@ fn refuses_to_overwrite() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(!dir.join("x").exists());
+    // --otlp-metrics the same way.
+    let o = mcp_audit(&[&c, "--otlp-metrics", &c, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "mcp-audit: --otlp-metrics {c}: that file is an input of this run; refusing to overwrite it\n"
+        )
+    );
+    assert_eq!(std::fs::read(&cap).unwrap(), before);
+    let o = mcp_audit(&[&c, "--otlp", &x, "--otlp-metrics", &x, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--otlp and --otlp-metrics name the same file"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.join("x").exists());
 }
 
 /// MRTR rounds (fastmcp 4.2.3, `book_flight` ids 5 → 6 → 7; see
@@ -398,4 +416,238 @@ fn line_log_errors_are_marked() {
         .expect("a span for id 1");
     assert_eq!(call["attributes"]["error.type"], "-32602");
     assert_eq!(call["status"]["code"], 2);
+}
+
+/// Runs `mcp-audit INPUT --out DIR/out --otlp-metrics DIR/m.json` and reads
+/// the file back with `otlp_metrics_read.py` (an
+/// `ExportMetricsServiceRequest` parsed by `json_format.Parse`, unknown
+/// fields rejected); `None` when python lacks opentelemetry-proto.
+fn metrics_back(test: &str, input: &str) -> Option<(std::path::PathBuf, Value)> {
+    if !has_python(
+        test,
+        &["google.protobuf", "opentelemetry.proto"],
+        "opentelemetry-proto",
+    ) {
+        return None;
+    }
+    let dir = out_dir(test);
+    let (out, file) = (dir.join("out"), dir.join("m.json"));
+    let input = root().join(input);
+    let run = mcp_audit(&[
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--otlp-metrics",
+        file.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        matches!(run.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let r = Command::new("python3")
+        .arg(root().join("tests/suite/otlp_metrics_read.py"))
+        .arg(&file)
+        .output()
+        .expect("python3");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    Some((out, serde_json::from_slice(&r.stdout).expect("json")))
+}
+
+/// The conventions' bucket boundaries (`docs/gen-ai/mcp.md`), in µs.
+const BOUNDS_US: [i64; 14] = [
+    10_000,
+    20_000,
+    50_000,
+    100_000,
+    200_000,
+    500_000,
+    1_000_000,
+    2_000_000,
+    5_000_000,
+    10_000_000,
+    30_000_000,
+    60_000_000,
+    120_000_000,
+    300_000_000,
+];
+
+/// Per method: count, sum in µs and bucket counts, from `pairs.csv`'s
+/// measured rows (`latency_ms`, µs precision), bucketed as OTLP does
+/// (upper bound inclusive).
+fn from_pairs(out: &Path) -> HashMap<String, (u64, i64, Vec<u64>)> {
+    let mut m: HashMap<String, (u64, i64, Vec<u64>)> = HashMap::new();
+    for r in pairs(out).iter().filter(|r| !r["latency_ms"].is_empty()) {
+        let us = (r["latency_ms"].parse::<f64>().unwrap() * 1000.0).round() as i64;
+        let e = m
+            .entry(r["method"].clone())
+            .or_insert_with(|| (0, 0, vec![0; 15]));
+        e.0 += 1;
+        e.1 += us;
+        let b = BOUNDS_US.iter().position(|&u| us <= u).unwrap_or(14);
+        e.2[b] += 1;
+    }
+    m
+}
+
+/// The histogram's points summed per `mcp.method.name`.
+fn per_method(v: &Value) -> HashMap<String, (u64, f64, Vec<u64>)> {
+    let mut m: HashMap<String, (u64, f64, Vec<u64>)> = HashMap::new();
+    for res in v["resources"].as_array().unwrap() {
+        for metric in res["metrics"].as_array().unwrap() {
+            assert_eq!(metric["name"], "mcp.client.operation.duration");
+            assert_eq!(metric["unit"], "s");
+            assert_eq!(metric["scope"], "mcp-audit");
+            assert_eq!(metric["temporality"], 2, "CUMULATIVE");
+            for p in metric["points"].as_array().unwrap() {
+                assert_eq!(
+                    p["explicit_bounds"],
+                    json!([
+                        0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0,
+                        300.0
+                    ])
+                );
+                let attrs = p["attributes"].as_object().unwrap();
+                for k in attrs.keys() {
+                    assert!(
+                        [
+                            "mcp.method.name",
+                            "gen_ai.tool.name",
+                            "gen_ai.prompt.name",
+                            "gen_ai.operation.name",
+                            "error.type",
+                            "rpc.response.status_code",
+                            "mcp.protocol.version",
+                            "network.transport",
+                            "network.protocol.name",
+                            "network.protocol.version",
+                        ]
+                        .contains(&k.as_str()),
+                        "{k} on a metric point"
+                    );
+                }
+                let buckets: Vec<u64> = p["bucket_counts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_u64().unwrap())
+                    .collect();
+                let count = p["count"].as_u64().unwrap();
+                assert_eq!(buckets.iter().sum::<u64>(), count);
+                assert!(p["min"].as_f64().unwrap() <= p["max"].as_f64().unwrap());
+                assert!(p["start"].as_u64().unwrap() <= p["time"].as_u64().unwrap());
+                let e = m
+                    .entry(attrs["mcp.method.name"].as_str().unwrap().to_string())
+                    .or_insert_with(|| (0, 0.0, vec![0; 15]));
+                e.0 += count;
+                e.1 += p["sum"].as_f64().unwrap();
+                for (a, b) in e.2.iter_mut().zip(buckets) {
+                    *a += b;
+                }
+            }
+        }
+    }
+    m
+}
+
+/// Counts, sums and buckets per method equal `pairs.csv`'s measured rows.
+fn assert_matches_pairs(out: &Path, v: &Value) -> usize {
+    let want = from_pairs(out);
+    let got = per_method(v);
+    let mut methods: Vec<&String> = want.keys().collect();
+    methods.sort();
+    let mut got_methods: Vec<&String> = got.keys().collect();
+    got_methods.sort();
+    assert_eq!(got_methods, methods);
+    for m in methods {
+        let (wc, wsum_us, wb) = &want[m];
+        let (gc, gsum, gb) = &got[m];
+        assert_eq!(gc, wc, "{m} count");
+        assert!(
+            (gsum - *wsum_us as f64 / 1e6).abs() < 1e-9,
+            "{m} sum {gsum} s, pairs.csv {wsum_us} µs"
+        );
+        assert_eq!(gb, wb, "{m} buckets");
+    }
+    want.values().map(|w| w.0 as usize).sum()
+}
+
+/// The TypeScript server's capture (the traces above): the 13 measured
+/// requests of pairs.csv, by method, in the conventions' buckets; the
+/// unknown method's point carries its JSON-RPC error code.
+#[test]
+fn client_operation_duration_from_a_har() {
+    let Some((out, v)) = metrics_back("otlp_metrics_har", TS_HAR) else {
+        return;
+    };
+    assert_eq!(assert_matches_pairs(&out, &v), 13);
+    let res = &v["resources"][0];
+    assert_eq!(
+        res["resource"],
+        json!({"service.name": "capture-demo-ts", "service.version": "0.1.0"})
+    );
+    let points = res["metrics"][0]["points"].as_array().unwrap();
+    // initialize, no/such_method, ping, prompts/get, prompts/list,
+    // resources/read, tools/call add, tools/call slow_echo, tools/list.
+    assert_eq!(points.len(), 9);
+    let unknown = points
+        .iter()
+        .find(|p| p["attributes"]["mcp.method.name"] == "no/such_method")
+        .unwrap();
+    assert_eq!(
+        unknown["attributes"],
+        json!({"mcp.method.name": "no/such_method", "error.type": "-32601",
+               "rpc.response.status_code": "-32601", "mcp.protocol.version": "2025-03-26",
+               "network.transport": "tcp", "network.protocol.name": "http",
+               "network.protocol.version": "1.1"})
+    );
+    let slow = points
+        .iter()
+        .find(|p| p["attributes"]["gen_ai.tool.name"] == "slow_echo")
+        .unwrap();
+    assert_eq!(slow["count"], 3);
+    assert_eq!(slow["attributes"]["gen_ai.operation.name"], "execute_tool");
+    // initialize: 99.551 ms (pairs.csv), in (0.05, 0.1].
+    let init = points
+        .iter()
+        .find(|p| p["attributes"]["mcp.method.name"] == "initialize")
+        .unwrap();
+    assert_eq!(init["sum"], 0.099551);
+    assert_eq!(init["bucket_counts"][3], 1);
+    assert_eq!(init["start"], 1_796_072_811_252_296_000u64);
+    assert_eq!(init["time"], 1_796_072_811_351_847_000u64);
+}
+
+/// A Claude Desktop host log (stdio: `pipe`), requests both ways (the
+/// server's sampling/createMessage and roots/list are measured on the
+/// server, their sender).
+#[test]
+fn client_operation_duration_from_a_host_log() {
+    let Some((out, v)) = metrics_back(
+        "otlp_metrics_claude",
+        "tests/data/real/stdio_py-client__py-server.claude.log",
+    ) else {
+        return;
+    };
+    let n = assert_matches_pairs(&out, &v);
+    let rows = pairs(&out);
+    assert_eq!(
+        n,
+        rows.iter().filter(|r| !r["latency_ms"].is_empty()).count()
+    );
+    assert_eq!(n, 27);
+    let points = v["resources"][0]["metrics"][0]["points"]
+        .as_array()
+        .unwrap();
+    assert!(
+        points
+            .iter()
+            .all(|p| p["attributes"]["network.transport"] == "pipe")
+    );
+    let methods: Vec<&str> = points
+        .iter()
+        .map(|p| p["attributes"]["mcp.method.name"].as_str().unwrap())
+        .collect();
+    assert!(methods.contains(&"sampling/createMessage") && methods.contains(&"roots/list"));
 }
