@@ -75,8 +75,8 @@ fn write<W: Write>(frames: Frames<'_>, columns: Option<&[&str]>, w: W) -> Polars
 
 /// One table as CSV (`Csv("findings")` writes `findings.csv`):
 /// `findings` one row per finding; `pairs` one row per request, both
-/// directions (DESIGN.md header); `batches` one row per JSON array with
-/// members, with its completion time against its member latencies;
+/// directions (DESIGN.md header); `batches` one row per JSON array (`[]`
+/// included), with its completion time against its member latencies;
 /// `latency` quantiles overall, per method, per server, per batch size.
 #[derive(Debug, Clone, Copy)]
 pub struct Csv(pub &'static str);
