@@ -283,7 +283,8 @@ pub struct SessionResult {
     pub kind_counts: std::collections::BTreeMap<K, u64>,
     /// Requests in order of arrival.
     pub requests: Vec<Req>,
-    /// Batches.
+    /// Batches: every JSON array of the session, either direction, in
+    /// order (`[]` included, size 0): the rows of `batches.csv`.
     pub batches: Vec<Batch>,
     /// Message counts.
     pub counts: Quantity,
@@ -832,6 +833,9 @@ impl Walker<'_> {
             .collect();
         self.version_check(f, d, &ids);
         if members.is_empty() {
+            // A row of its own (batches.csv: one per JSON array), judged
+            // by the empty-array rules only.
+            self.new_batch(f, d, &ids, 0);
             if !is_reply {
                 self.find(
                     K::EmptyBatch,

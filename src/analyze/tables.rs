@@ -80,7 +80,7 @@ pub struct Tables<'a> {
     /// Where each pairs frame starts: session index, request index, and
     /// the number of batches in the sessions before it.
     pair_starts: Vec<(usize, usize, usize)>,
-    /// One row per JSON array with members, with its member latencies.
+    /// One row per JSON array (`[]` included), with its member latencies.
     pub batches: DataFrame,
     /// Latency quantiles: overall, per method, per server, per batch size.
     pub latency: DataFrame,
@@ -714,7 +714,7 @@ impl BatchRows {
     }
 }
 
-/// One row per JSON array with members, in run order, with its member
+/// One row per JSON array (`[]` included), in run order, with its member
 /// latencies (count, median, max: `analyze::latency`).
 fn batches(a: &Analysis, names: &dyn Names) -> PolarsResult<DataFrame> {
     let mut rows = BatchRows::default();

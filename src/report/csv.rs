@@ -238,8 +238,8 @@ fn write<W: Write>(
 
 /// One table as CSV (`Csv("findings")` writes `findings.csv`):
 /// `findings` one row per finding; `pairs` one row per request, both
-/// directions (DESIGN.md header); `batches` one row per JSON array with
-/// members, with its completion time against its member latencies;
+/// directions (DESIGN.md header); `batches` one row per JSON array (`[]`
+/// included), with its completion time against its member latencies;
 /// `latency` quantiles overall, per method, per server, per batch size.
 #[derive(Debug, Clone, Copy)]
 pub struct Csv(pub &'static str);

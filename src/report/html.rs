@@ -2,7 +2,10 @@
 //! network: a Content-Security-Policy forbids every fetch) that a person
 //! opens to see what went wrong.
 //!
-//! Layout: summary cards; inputs and sessions; a findings table filtered by
+//! Layout: summary cards (with one sentence saying what each batch number
+//! counts); inputs; a sessions table sorted by any column and paginated
+//! ([`SESSIONS_PER_PAGE`] rows a page, up to [`MAX_SESSIONS`] embedded);
+//! a findings table filtered by
 //! kind, severity, session and text and sorted by any column, paginated,
 //! each row opening its evidence (the raw message(s) re-read from the
 //! input, redacted, with file and place); latency histograms per method; a
@@ -52,6 +55,12 @@ pub const EVIDENCE_BUDGET: usize = 8 << 20;
 pub const MAX_FINDINGS: usize = 200_000;
 /// Batches in the waterfall.
 pub const MAX_BATCHES: usize = 5_000;
+/// Sessions embedded as rows of the sessions table (shown a page at a
+/// time); beyond, only counted (all are in `summary.json` and
+/// `sessions.parquet`).
+pub const MAX_SESSIONS: usize = 200_000;
+/// Rows of the sessions table on one page.
+pub const SESSIONS_PER_PAGE: usize = 100;
 
 /// An evidence range: file id, byte offset, length.
 pub type EvidenceKey = (u32, u64, u32);
@@ -325,6 +334,7 @@ fn to_io(e: serde_json::Error) -> io::Error {
 const EVIDENCE_SLOT: &str = "\u{0}EVIDENCE\u{0}";
 const ROWS_SLOT: &str = "\u{0}ROWS\u{0}";
 const WATERFALL_SLOT: &str = "\u{0}WATERFALL\u{0}";
+const SESSIONS_SLOT: &str = "\u{0}SESSIONS\u{0}";
 
 /// A waterfall batch: whether it has a problem, its session and batch
 /// index, its 1-based number among all the run's batches.
@@ -379,6 +389,9 @@ impl<'a> Island<'a> {
             d.files.get(&clean(r.file_name(f.file)));
         }
         d.waterfall(r);
+        for s in r.sessions.iter().take(MAX_SESSIONS) {
+            d.files.get(&clean(r.file(s.input)));
+        }
         d
     }
 
@@ -450,6 +463,10 @@ impl<'a> Island<'a> {
             "latency": {"edges": edges, "methods": lat},
             "waterfall": WATERFALL_SLOT,
             "waterfall_total": self.wf.len(),
+            "request_batches": r.analysis.metrics.size.count,
+            "session_rows": SESSIONS_SLOT,
+            "sessions_total": r.sessions.len(),
+            "sessions_per_page": SESSIONS_PER_PAGE,
         })
         .to_string()
     }
@@ -486,6 +503,41 @@ impl<'a> Island<'a> {
                 clean(&f.detail),
                 ev.map_or(-1, |&i| i as i64),
                 u8::from(f.gap),
+            );
+            serde_json::to_writer(&mut *out, &row).map_err(to_io)?;
+        }
+        Ok(())
+    }
+
+    /// The sessions table's rows, comma-separated: name, file (index),
+    /// server, revision, requests, responses, JSON arrays, request
+    /// batches, paired, findings, p50 and p99 (as the page shows them).
+    fn write_sessions<W: Write>(&self, r: &Report<'_>, out: &mut ScriptSafe<W>) -> io::Result<()> {
+        for (i, s) in r.sessions.iter().take(MAX_SESSIONS).enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            let server = s
+                .server
+                .as_ref()
+                .map(|x| format!("{} {}", clean(&x.name), clean(&x.version)))
+                .unwrap_or_default();
+            let file = clean(r.file(s.input));
+            let row = (
+                clean(&s.name),
+                self.files.index.get(&file).copied().unwrap_or(0),
+                server,
+                s.revision.as_deref().map(clean).unwrap_or_default(),
+                [
+                    s.totals.requests,
+                    s.totals.responses,
+                    s.totals.batches,
+                    s.metrics.size.count,
+                    s.totals.pairs,
+                    s.findings_by_kind.values().sum(),
+                ],
+                opt_ms(s.latency_ms.map(|q| q.p50)),
+                opt_ms(s.latency_ms.map(|q| q.p99)),
             );
             serde_json::to_writer(&mut *out, &row).map_err(to_io)?;
         }
@@ -547,7 +599,7 @@ fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
     let mut out = ScriptSafe::new(w);
     let mut rest = skeleton.as_str();
     // The slots in the order the skeleton holds them (its keys are sorted).
-    let mut slots: Vec<(usize, &str)> = [EVIDENCE_SLOT, ROWS_SLOT, WATERFALL_SLOT]
+    let mut slots: Vec<(usize, &str)> = [EVIDENCE_SLOT, ROWS_SLOT, WATERFALL_SLOT, SESSIONS_SLOT]
         .into_iter()
         .filter_map(|slot| Some((skeleton.find(&json_str(slot))?, slot)))
         .collect();
@@ -563,6 +615,7 @@ fn write_data<W: Write>(r: &Report<'_>, x: &Extras<'_>, w: W) -> io::Result<W> {
         match slot {
             EVIDENCE_SLOT => d.write_evidence(&mut out)?,
             ROWS_SLOT => d.write_rows(r, &mut out)?,
+            SESSIONS_SLOT => d.write_sessions(r, &mut out)?,
             _ => d.write_waterfall(r, &mut out)?,
         }
         out.write_all(b"]")?;
@@ -671,7 +724,7 @@ fn page<W: Write>(r: &Report<'_>, x: &Extras<'_>, mut w: W) -> io::Result<()> {
     page_head(&mut o, r, x);
     summary_cards(&mut o, r);
     inputs_table(&mut o, r);
-    sessions_table(&mut o, r);
+    sessions_table(&mut o);
     o.push_str(BODY);
     w.write_all(o.as_bytes())?;
     drop(o);
@@ -719,7 +772,7 @@ fn summary_cards(o: &mut String, r: &Report<'_>) {
     card(o, "inputs", &r.inputs.len().to_string(), "");
     card(o, "sessions", &t.sessions.to_string(), "");
     card(o, "messages", &t.messages.to_string(), "");
-    card(o, "batches", &t.batches.to_string(), "");
+    card(o, "batches (JSON arrays)", &t.batches.to_string(), "");
     card(o, "paired requests", &t.pairs.to_string(), "");
     card(
         o,
@@ -737,6 +790,12 @@ fn summary_cards(o: &mut String, r: &Report<'_>) {
     card(o, "latency p50", &opt_ms(a.latency.map(|q| q.p50)), "");
     card(o, "latency p99", &opt_ms(a.latency.map(|q| q.p99)), "");
     o.push_str("</div>");
+    if t.batches > 0 {
+        o.push_str(&format!(
+            "<p class=\"note\" id=\"batch-counts\">{}</p>",
+            text(&batch_counts(r))
+        ));
+    }
 
     // Findings by kind (complete, even past the row cap).
     let by_kind: Vec<(FindingKind, u64)> = a
@@ -760,18 +819,43 @@ fn summary_cards(o: &mut String, r: &Report<'_>) {
     o.push_str("</section>\n");
 }
 
+/// What the page's batch numbers count, in one sentence: the JSON arrays
+/// (by direction, the empty ones, the reply arrays), the request batches
+/// among them, and those the waterfall draws.
+fn batch_counts(r: &Report<'_>) -> String {
+    let a = r.analysis;
+    let (mut c2s, mut s2c, mut empty, mut replies, mut drawn) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for b in a.sessions.iter().flat_map(|s| &s.batches) {
+        match b.direction {
+            crate::record::Direction::C2s => c2s += 1,
+            crate::record::Direction::S2c => s2c += 1,
+        }
+        empty += u64::from(b.size == 0);
+        replies += u64::from(b.size > 0 && b.responses == b.size);
+        drawn += u64::from(b.ts.is_some() && !b.reqs.is_empty());
+    }
+    let requests = a.metrics.size.count;
+    format!(
+        "Batches: {} JSON arrays ({c2s} sent by the client, {s2c} by the server; {empty} empty, \
+         {replies} of responses only), one row each in batches.csv. {requests} of them hold a \
+         request or notification: the request batches, whose sizes the terminal and \
+         summary.json give. The waterfall draws the {drawn} of these with a request that has \
+         an id and a time.",
+        a.totals.batches
+    )
+}
+
 /// The inputs table.
 fn inputs_table(o: &mut String, r: &Report<'_>) {
     // Inputs.
-    o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th>sessions</th><th>bytes</th><th>problems</th></tr></thead><tbody>");
+    o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th class=\"num\">sessions</th><th class=\"num\">bytes</th><th>problems</th></tr></thead><tbody>");
     for i in r.inputs {
         let problems: Vec<String> = i.errors.iter().map(|e| clean(&e.to_string())).collect();
         o.push_str(&format!(
-            "<tr><td class=\"mono\">{}{}</td><td>{} {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            "<tr><td class=\"mono\">{}{}</td><td class=\"nb\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             text(&clean(&i.file)),
             i.partner.as_deref().map(|p| format!("<br>+ {}", text(&clean(p)))).unwrap_or_default(),
-            text(&i.format),
-            text(&i.dialect),
+            text(&super::read_as(&i.format, &i.dialect)),
             i.sessions,
             i.bytes,
             text(&problems.join("; "))
@@ -780,41 +864,22 @@ fn inputs_table(o: &mut String, r: &Report<'_>) {
     o.push_str("</tbody></table></section>\n");
 }
 
-/// The sessions table.
-fn sessions_table(o: &mut String, r: &Report<'_>) {
-    // Sessions (capped like the rest: a fleet run may have thousands).
-    o.push_str("<section id=\"sessions\"><h2>Sessions</h2><table><thead><tr><th>session</th><th>file</th><th>server</th><th>revision</th><th>requests</th><th>responses</th><th>batches</th><th>paired</th><th>findings</th><th>p50</th><th>p99</th></tr></thead><tbody>");
-    for s in r.sessions.iter().take(1000) {
-        let n: u64 = s.findings_by_kind.values().sum();
-        let server = s
-            .server
-            .as_ref()
-            .map(|x| format!("{} {}", clean(&x.name), clean(&x.version)))
-            .unwrap_or_default();
-        o.push_str(&format!(
-            "<tr><td class=\"mono\" title=\"{}\">{}</td><td class=\"mono\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            attr(&clean(&s.name)),
-            text(&clean(&s.name)),
-            text(&clean(r.file(s.input))),
-            text(&server),
-            text(&s.revision.as_deref().map(clean).unwrap_or_default()),
-            s.totals.requests,
-            s.totals.responses,
-            s.totals.batches,
-            s.totals.pairs,
-            n,
-            opt_ms(s.latency_ms.map(|q| q.p50)),
-            opt_ms(s.latency_ms.map(|q| q.p99)),
-        ));
-    }
-    if r.sessions.len() > 1000 {
-        o.push_str(&format!(
-            "<tr><td colspan=\"11\">… and {} more sessions (see summary.json)</td></tr>",
-            r.sessions.len() - 1000
-        ));
-    }
-    o.push_str("</tbody></table></section>\n");
+/// The sessions table: its head; the script fills it a page at a time
+/// from the data island (`session_rows`), like the findings.
+fn sessions_table(o: &mut String) {
+    o.push_str(SESSIONS);
 }
+
+/// The sessions section (rows from the data island).
+const SESSIONS: &str = r##"<section id="sessions"><h2>Sessions</h2>
+<div class="controls"><label>search <input id="s-text" type="search" placeholder="session, file, server"></label> <span id="s-count"></span></div>
+<p id="s-note" class="note"></p>
+<table id="sessions-table"><thead><tr>
+<th data-col="0">session</th><th data-col="1">file</th><th data-col="2">server</th><th data-col="3">revision</th><th data-col="4" class="num">requests</th><th data-col="5" class="num">responses</th><th data-col="6" class="num" title="JSON arrays, either direction, [] included: rows of batches.csv">JSON arrays</th><th data-col="7" class="num" title="arrays holding a request or notification">request batches</th><th data-col="8" class="num">paired</th><th data-col="9" class="num">findings</th><th data-col="10" class="num">p50</th><th data-col="11" class="num">p99</th>
+</tr></thead><tbody></tbody></table>
+<div class="pager" id="s-pager"></div>
+</section>
+"##;
 
 /// Static sections the script fills.
 const BODY: &str = r##"<section id="findings"><h2>Findings</h2>
@@ -833,7 +898,7 @@ const BODY: &str = r##"<section id="findings"><h2>Findings</h2>
 </section>
 <section id="latency"><h2>Latency per method</h2><p class="note">Histogram of request-to-response latency (log scale, 4 bins per decade); dashed lines: p50 and p99.</p><div id="latency-charts" class="charts"></div></section>
 <section id="waterfall"><h2>Batch waterfall</h2>
-<p class="note">Each row a request batch; each bar one member, from its request to its response. <span class="key ooo">out of order</span> <span class="key slow">slow tail</span> <span class="key missing">no response</span></p>
+<p class="note">Each row a request batch with a request that has an id and a time; each bar one member, from its request to its response. <span class="key ooo">out of order</span> <span class="key slow">slow tail</span> <span class="key missing">no response</span></p>
 <div class="controls"><label><input type="checkbox" id="w-problems"> only batches with a problem</label> <span id="w-count"></span></div>
 <div id="waterfall-rows"></div><div class="pager" id="w-pager"></div>
 </section>
@@ -851,8 +916,8 @@ h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid var(--line);padding-
 .chip.sev-error{border-color:#f3b5b5}.chip.sev-warning{border-color:#f1d39c}.chip.sev-info{border-color:#b3cdf0}
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f7f9;position:sticky;top:0}th[data-col]{cursor:pointer;user-select:none}th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
-td.num{text-align:right;font-variant-numeric:tabular-nums}.mono,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;word-break:break-all}
-#findings-table td{word-break:break-word}#findings-table td.sev,#findings-table td.k{white-space:nowrap;word-break:normal}#findings-table tbody tr.f{cursor:pointer}#findings-table tbody tr.f:hover{background:#f3f6ff}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}.mono,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;word-break:break-all}
+#findings-table td{word-break:break-word}td.nb,#findings-table td.nb,#sessions-table td.nb{white-space:nowrap;word-break:normal}#findings-table td.sev,#findings-table td.k{white-space:nowrap;word-break:normal}#findings-table tbody tr.f{cursor:pointer}#findings-table tbody tr.f:hover{background:#f3f6ff}
 .sev{font-weight:600}.sev.error{color:var(--err)}.sev.warning{color:var(--warn)}.sev.info{color:var(--info)}
 tr.ev td{background:#fafbfc}pre{margin:4px 0;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:420px;overflow:auto;background:#f4f5f7;padding:8px;border-radius:6px}
 .controls{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:6px 0}.controls select,.controls input[type=search]{font:inherit;padding:2px 4px;max-width:260px}
@@ -874,6 +939,9 @@ var SVGNS='http://www.w3.org/2000/svg';
 function sv(tag, at, txt){ var e=document.createElementNS(SVGNS, tag); for(var k in at) e.setAttribute(k, at[k]); if(txt!==undefined) e.textContent=String(txt); return e; }
 function fmtMs(x){ if(x===null||x===undefined) return '–'; return x>=1000? (x/1000).toFixed(2)+' s' : x>=10? x.toFixed(0)+' ms' : x.toFixed(2)+' ms'; }
 var SEVRANK={error:0,warning:1,info:2};
+/* A short token (no space, at most 24 characters: an id, null, a method) never wraps inside itself. */
+function shortToken(t){ return t.length>0 && t.length<=24 && !/\s/.test(t); }
+function cell(cls, txt){ var t=(txt===undefined||txt===null)? '' : String(txt); var td=el('td', cls, t); if(shortToken(t)) td.classList.add('nb'); return td; }
 
 /* ---------- findings ---------- */
 var K=D.kinds, S=D.sessions, F=D.files, M=D.methods, R=D.findings, EV=D.evidence;
@@ -927,9 +995,9 @@ function draw(){
     var tr=el('tr','f'); var sv_=sev(r);
     tr.appendChild(el('td','sev '+sv_, sv_));
     tr.appendChild(el('td','mono k', K[r[0]][0]));
-    tr.appendChild(el('td','mono', S[r[1]]));
-    tr.appendChild(el('td','mono', r[3]));
-    tr.appendChild(el('td','mono', r[4]<0?'':M[r[4]]));
+    tr.appendChild(cell('mono', S[r[1]]));
+    tr.appendChild(cell('mono', r[3]));
+    tr.appendChild(cell('mono', r[4]<0?'':M[r[4]]));
     tr.appendChild(el('td','mono', F[r[5]]+' · '+r[6]));
     tr.appendChild(el('td',null, r[7]));
     var evtr=null;
@@ -966,6 +1034,39 @@ draw();
 var hm=/^#f(\d+)$/.exec(location.hash);
 if(hm && +hm[1]<R.length){ page=Math.floor(+hm[1]/PER); draw(); var row=document.querySelectorAll('#findings-table tbody tr.f')[+hm[1]%PER]; if(row){ row.click(); if(row.getBoundingClientRect().top>window.innerHeight) row.scrollIntoView(); } }
 
+/* ---------- sessions ---------- */
+var SR=D.session_rows, sview=SR.slice(), sp=0, SPER=D.sessions_per_page, sCol=null, sDir=1, stx=document.getElementById('s-text');
+function skey(r, c){ if(c===1) return F[r[1]]; if(c>=4&&c<=9) return r[4][c-4]; if(c>=10){ var v=parseFloat(r[c-5]); return isNaN(v)? -1 : v; } return r[c]; }
+function sfilter(){
+  var q=stx.value.toLowerCase();
+  sview=SR.filter(function(r){ return !q || (r[0]+' '+F[r[1]]+' '+r[2]+' '+r[3]).toLowerCase().indexOf(q)>=0; });
+  if(sCol!==null) sview.sort(function(a,b){ var x=skey(a,sCol), y=skey(b,sCol); return (x<y?-1:x>y?1:0)*sDir; });
+  sp=0; sdraw();
+}
+function sdraw(){
+  var tb=document.querySelector('#sessions-table tbody'); tb.textContent='';
+  var pages=Math.max(1,Math.ceil(sview.length/SPER)); if(sp>=pages) sp=pages-1;
+  sview.slice(sp*SPER,(sp+1)*SPER).forEach(function(r){
+    var tr=el('tr','s'), name=cell('mono', r[0]); name.title=r[0]; tr.appendChild(name);
+    tr.appendChild(cell('mono', F[r[1]])); tr.appendChild(cell(null, r[2])); tr.appendChild(cell(null, r[3]));
+    r[4].forEach(function(n){ tr.appendChild(cell('num', n)); });
+    tr.appendChild(cell('num', r[5])); tr.appendChild(cell('num', r[6]));
+    tb.appendChild(tr);
+  });
+  document.getElementById('s-count').textContent=sview.length+' of '+SR.length+' session(s)';
+  pager(document.getElementById('s-pager'), sp, pages, function(p){ sp=p; sdraw(); });
+}
+document.querySelectorAll('#sessions-table th[data-col]').forEach(function(th){
+  th.addEventListener('click', function(){
+    var c=+th.getAttribute('data-col'); if(sCol===c) sDir=-sDir; else { sCol=c; sDir=c>=4? -1 : 1; }
+    document.querySelectorAll('#sessions-table th').forEach(function(h){ h.classList.remove('asc','desc'); });
+    th.classList.add(sDir>0?'asc':'desc'); sfilter();
+  });
+});
+var stm=null; stx.addEventListener('input', function(){ clearTimeout(stm); stm=setTimeout(sfilter, 150); });
+if(D.sessions_total>SR.length) document.getElementById('s-note').textContent='The page holds the first '+SR.length+' of '+D.sessions_total+' sessions; all are in summary.json and sessions.parquet.';
+sdraw();
+
 /* ---------- latency histograms ---------- */
 var L=D.latency, E=L.edges, box=document.getElementById('latency-charts');
 var lo=E.length, hi=0;
@@ -983,10 +1084,15 @@ else {
     var g=sv('svg',{width:W,height:H,viewBox:'0 0 '+W+' '+H,'class':'hist'});
     g.appendChild(sv('line',{x1:pl,y1:H-pb,x2:W,y2:H-pb,stroke:'#ccd'}));
     g.appendChild(sv('text',{x:2,y:10},mx)); g.appendChild(sv('text',{x:2,y:H-pb},0));
+    var tickEnd=-1;
     for(var j=lo;j<=hi;j++){
       var h=(H-pb-8)*m.bins[j]/mx, x=pl+(j-lo)*bw;
       if(m.bins[j]>0){ var rc=sv('rect',{x:x+0.5,y:H-pb-h,width:Math.max(1,bw-1),height:h,fill:m.method==='*'?'#7b8794':'#5c7cfa'}); rc.appendChild(sv('title',{},fmtMs(E[j])+' – '+fmtMs(E[j+1])+': '+m.bins[j])); g.appendChild(rc); }
-      if((j%4)===0) g.appendChild(sv('text',{x:x,y:H-4},fmtMs(E[j])));
+      if((j%4)===0){
+        /* A decade label inside the chart: moved left at the right edge, left out where it would overlap the one before. */
+        var lab=fmtMs(E[j]), tw=lab.length*6+2, tx=Math.min(x, W-tw);
+        if(tx>tickEnd+4){ g.appendChild(sv('text',{x:tx,y:H-4},lab)); tickEnd=tx+tw; }
+      }
     }
     function mark(v, col){ if(v===null) return; var pos=Math.log10(Math.max(v,E[0])/E[0])*4; var x=pl+(Math.min(Math.max(pos,lo),hi+1)-lo)*bw;
       g.appendChild(sv('line',{x1:x,y1:4,x2:x,y2:H-pb,stroke:col,'stroke-dasharray':'3,2'})); }
@@ -1010,7 +1116,7 @@ function wdraw(){
     row.appendChild(lab);
     var span=0; b.m.forEach(function(m){ span=Math.max(span, m[2]===null? (m[1]||0) : m[2]); }); if(b.done!==null) span=Math.max(span,b.done); if(span<=0) span=1;
     var W=760, rh=16, H=b.m.length*rh+16, lw=120, g=sv('svg',{width:'100%',height:H,viewBox:'0 0 '+W+' '+H,preserveAspectRatio:'xMinYMin meet','class':'wf'});
-    var sc=function(t){ return lw+(W-lw-60)*t/span; };
+    var sc=function(t){ return lw+(W-lw-110)*t/span; };
     b.m.forEach(function(m,i){
       var y=i*rh+2, x0=sc(m[1]||0);
       var id=m[0]+(m[7]? ' '+m[7] : ''); g.appendChild(sv('text',{x:0,y:y+11}, id.length>20? id.slice(0,20)+'…' : id));
@@ -1024,11 +1130,24 @@ function wdraw(){
     row.appendChild(g); wbox.appendChild(row);
   });
   var tot=D.waterfall_total>WF.length? ' (the page holds '+WF.length+' of '+D.waterfall_total+', problem batches first)' : '';
-  document.getElementById('w-count').textContent=rows.length+' batch(es)'+tot;
+  document.getElementById('w-count').textContent=rows.length+(onlyP.checked? ' with a problem' : ' drawn')+', of '+D.request_batches+' request batch'+(D.request_batches===1?'':'es')+tot;
   pager(document.getElementById('w-pager'), wp, pages, function(p){ wp=p; wdraw(); });
 }
 onlyP.addEventListener('change', function(){ wp=0; wdraw(); });
 wdraw();
+
+/* ---------- layout check (read by the tests) ---------- */
+/* data-clipped: chart labels that reach outside their chart; data-split-tokens: table cells holding one short token drawn on more than one line. */
+function layoutCheck(){
+  var clipped=0, split=0;
+  document.querySelectorAll('svg').forEach(function(g){ var vb=g.viewBox.baseVal; if(!vb||!vb.width) return;
+    g.querySelectorAll('text').forEach(function(t){ var b=t.getBBox(); if(b.x<vb.x-0.5||b.y<vb.y-0.5||b.x+b.width>vb.x+vb.width+0.5||b.y+b.height>vb.y+vb.height+0.5) clipped++; }); });
+  document.querySelectorAll('td').forEach(function(td){ if(!shortToken(td.textContent)) return;
+    var rg=document.createRange(); rg.selectNodeContents(td); var tops={}, rs=rg.getClientRects();
+    for(var i=0;i<rs.length;i++) tops[Math.round(rs[i].top)]=1; if(Object.keys(tops).length>1) split++; });
+  document.body.setAttribute('data-clipped', String(clipped)); document.body.setAttribute('data-split-tokens', String(split));
+}
+layoutCheck();
 document.body.setAttribute('data-render-ms', String(Math.round(performance.now())));
 document.body.setAttribute('data-ready','1');
 })();

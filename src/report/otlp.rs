@@ -614,6 +614,7 @@ impl Otlp<'_> {
             .chain(
                 s.batches
                     .iter()
+                    .filter(|b| b.size > 0)
                     .filter_map(|b| Some((b.file, b.loc, b.evidence, b.ts?))),
             )
             .collect();

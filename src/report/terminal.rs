@@ -209,7 +209,7 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
             counted(t.requests, "request"),
             counted(t.notifications, "notification"),
             counted(t.responses, "response"),
-            counted(t.batches, "batch"),
+            counted(t.batches, "JSON array"),
             t.pairs,
             counted(t.non_json_lines, "non-JSON line")
         ),
@@ -326,7 +326,7 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
             counted(st.requests, "request"),
             counted(st.notifications, "notification"),
             counted(st.responses, "response"),
-            counted(st.batches, "batch"),
+            counted(st.batches, "JSON array"),
             st.pairs
         ),
     );
@@ -338,8 +338,8 @@ fn session(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: bool) {
             "  ",
             "    ",
             &format!(
-                "batches: {} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
-                m.size.count,
+                "{} (size min {} p50 {} max {}), count mismatches {}, unknown-id {}, missing {}, null-id {}",
+                counted(m.size.count, "request batch"),
                 m.size.min.unwrap_or(0),
                 m.size.p50.unwrap_or(0),
                 m.size.max.unwrap_or(0),
@@ -456,7 +456,7 @@ fn counted(n: impl Into<u64>, noun: &str) -> String {
     let n: u64 = n.into();
     match (n, noun) {
         (1, _) => format!("1 {noun}"),
-        (_, "batch") => format!("{n} batches"),
+        (_, "batch" | "request batch") => format!("{n} {noun}es"),
         _ => format!("{n} {noun}s"),
     }
 }

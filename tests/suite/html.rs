@@ -162,7 +162,11 @@ fn real_sample_report_renders_in_chromium() {
         "kind filter"
     );
     assert!(count(&dom, "class=\"card") >= 10 && dom.contains(">latency p99<"));
-    assert!(count(&dom, "<th data-col=") == 7);
+    assert_eq!(
+        count(&dom, "<th data-col="),
+        7 + 12,
+        "findings and sessions headers"
+    );
     // Latency charts: one per method plus the whole capture, with bars.
     let methods = dom.matches("class=\"chart\"").count();
     assert!(methods >= 2, "latency charts: {methods}");
@@ -170,6 +174,68 @@ fn real_sample_report_renders_in_chromium() {
     // The waterfall: batches with bars; out-of-order members marked.
     assert!(count(&dom, "class=\"wrow\"") >= 3, "waterfall rows");
     assert!(dom.contains("fill=\"#ff9800\""), "an out-of-order bar");
+
+    // The three batch numbers, each saying what it counts. Checked by
+    // hand against the HAR: entries 2-9 POST a JSON array each (8, all
+    // client→server, entry 8 `[]`; no reply array: every answer is one
+    // object or an SSE event); 7 hold a request or notification (all but
+    // `[]`); the waterfall draws 6 (entry 4 holds notifications only).
+    assert!(
+        dom.contains(">8</div><div class=\"l\">batches (JSON arrays)</div>"),
+        "batches card"
+    );
+    assert!(
+        dom.contains(
+            "<p class=\"note\" id=\"batch-counts\">Batches: 8 JSON arrays (8 sent by the client, 0 by the server; 1 empty, 0 of responses only), one row each in batches.csv. 7 of them hold a request or notification: the request batches, whose sizes the terminal and summary.json give. The waterfall draws the 6 of these with a request that has an id and a time.</p>"
+        ),
+        "batch counts sentence"
+    );
+    assert!(
+        dom.contains("<span id=\"w-count\">6 drawn, of 7 request batches</span>"),
+        "waterfall count"
+    );
+    assert_eq!(count(&dom, "class=\"wrow\""), 6, "waterfall rows");
+    // The sessions table, filled by the script: one row, numbers
+    // right-aligned under right-aligned headers (16 requests: ids 0-13
+    // and 15, 9 twice; 14 is in entry 10's broken JSON).
+    assert_eq!(count(&dom, "<tr class=\"s\">"), 1, "session rows");
+    assert!(
+        dom.contains("<td class=\"num nb\">16</td><td class=\"num nb\">16</td><td class=\"num nb\">8</td><td class=\"num nb\">7</td><td class=\"num nb\">13</td><td class=\"num nb\">16</td><td class=\"num\">60.2 ms</td><td class=\"num\">253.1 ms</td>"),
+        "session row numbers"
+    );
+    assert!(dom.contains("<span id=\"s-count\">1 of 1 session(s)</span>"));
+    assert_eq!(
+        count(&html, "<th class=\"num\">"),
+        2,
+        "inputs: numeric headers"
+    );
+    assert_eq!(
+        count(&html, "class=\"num\">") - count(&html, "<th class=\"num\">"),
+        8,
+        "sessions: numeric headers"
+    );
+    // The format cell names the format and the exporter once.
+    assert!(
+        html.contains("<td class=\"nb\">har mitmproxy</td>"),
+        "format cell"
+    );
+    // At 1280 and 800 pixels: no chart label reaches outside its chart,
+    // and no short token (`null`, `tools/call`, `[7,8]`) is broken
+    // inside itself (before: 7 waterfall labels cut at the right edge;
+    // at 800 pixels 13 tokens split, `nul`/`l` among them).
+    for width in [1280, 800] {
+        let (narrow, _) = headless(
+            &bin,
+            &page,
+            &format!("width-{width}"),
+            &["--dump-dom", &format!("--window-size={width},2000")],
+        );
+        assert!(
+            narrow.contains("data-clipped=\"0\" data-split-tokens=\"0\""),
+            "{width} px: {}",
+            narrow.lines().find(|l| l.contains("<body")).unwrap_or("")
+        );
+    }
 
     // A screenshot (a PNG of the page as a person sees it).
     let shot = out.join("report-screenshot.png");
@@ -191,6 +257,45 @@ fn real_sample_report_renders_in_chromium() {
         std::fs::create_dir_all(root().join("reports")).unwrap();
         std::fs::copy(&shot, root().join("reports/report-screenshot.png")).unwrap();
     }
+}
+
+#[test]
+fn sessions_table_is_paginated_like_the_findings() {
+    // 250 initialize exchanges in one bare NDJSON log: 250 sessions
+    // (FORMATS.md §8.4: each client→server initialize opens one).
+    let out = out_dir("html-sessions");
+    let cap = out.join("many.jsonl");
+    let mut log = String::new();
+    for i in 0..250 {
+        log.push_str(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+        log.push('\n');
+        log.push_str(&format!(r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"2025-06-18","capabilities":{{}},"serverInfo":{{"name":"s{i}","version":"1"}}}}}}"#));
+        log.push('\n');
+    }
+    std::fs::write(&cap, log).unwrap();
+    let o = mcp_audit(&[cap.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let page = out.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    // No session row in the markup: all 250 are in the data island.
+    assert_eq!(count(&html, "<tr class=\"s\">"), 0);
+    assert!(html.contains("\"sessions_total\":250") && html.contains("\"sessions_per_page\":100"));
+    let Some(bin) = browser("sessions_table_is_paginated_like_the_findings") else {
+        return;
+    };
+    let dom = dom_after_scripts(&bin, &page, "sessions");
+    assert_eq!(count(&dom, "<tr class=\"s\">"), 100, "one page of sessions");
+    assert!(dom.contains("<span id=\"s-count\">250 of 250 session(s)</span>"));
+    let pager = &dom[dom.find("id=\"s-pager\"").expect("sessions pager")..];
+    assert!(pager.starts_with("id=\"s-pager\"><button disabled=\"\">‹ prev</button><span>page 1 of 3</span><button>next ›</button>"), "{}", &pager[..200.min(pager.len())]);
+    // The first page is the log's first 100 sessions, in order.
+    assert!(dom.contains("<td>s0 1</td>") && dom.contains("<td>s99 1</td>"));
+    assert!(!dom.contains("<td>s100 1</td>"));
 }
 
 const XSS: &str = "<script>alert(1)</script>";
@@ -314,9 +419,13 @@ fn hostile_capture_stays_inert_and_secrets_stay_hidden() {
         "the hostile method is in the data island, escaped"
     );
     assert!(
-        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-        "the hostile session id is in the markup, escaped"
+        html.contains(r#""session_rows":[["\u003cscript\u003ealert(1)\u003c/script\u003e",0,"\"\u003e\u003cimg src=x"#),
+        "the hostile session id and server name are in the sessions rows of the data island, escaped"
     );
+
+    // An exporter no dialect names (creator `test`): the format once, not
+    // "har har".
+    assert!(html.contains("<td class=\"nb\">har</td>") && !html.contains("har har"));
 
     // HTML: nothing from the capture is markup.
     let lower = html.to_lowercase();

@@ -518,3 +518,100 @@ fn ansi_coloured_log_reads_as_the_plain_one() {
     };
     assert_eq!(lines(&b), lines(&a));
 }
+
+#[test]
+fn batches_csv_has_a_row_per_json_array_and_the_terminal_says_so() {
+    // Five JSON arrays: a request batch (line 3), its reply array (4), `[]`
+    // (5), a one-request batch (7) and its reply array (8).
+    let out = out_dir("batches-every-array");
+    let cap = out.join("arrays.jsonl");
+    let ts = |n: u32| format!("2025-01-01T00:00:0{n}.000Z");
+    let lines = [
+        (
+            "c2s",
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}"#,
+        ),
+        (
+            "s2c",
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","serverInfo":{"name":"s","version":"1"}}}"#,
+        ),
+        (
+            "c2s",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#,
+        ),
+        (
+            "s2c",
+            r#"[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+        ),
+        ("c2s", "[]"),
+        (
+            "s2c",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#,
+        ),
+        ("c2s", r#"[{"jsonrpc":"2.0","id":3,"method":"ping"}]"#),
+        ("s2c", r#"[{"jsonrpc":"2.0","id":3,"result":{}}]"#),
+    ];
+    let log: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (d, m))| {
+            format!(
+                "{{\"ts\":\"{}\",\"dir\":\"{d}\",\"msg\":{m}}}\n",
+                ts(i as u32)
+            )
+        })
+        .collect();
+    std::fs::write(&cap, log).unwrap();
+    let o = mcp_audit(&[cap.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["totals"]["batches"], 5);
+    assert_eq!(
+        summary["metrics"]["batch.size"]["count"], 2,
+        "request batches"
+    );
+    // batches.csv: one row per array, `[]` included (size 0, at its line).
+    let csv = std::fs::read_to_string(out.join("batches.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let brief: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} line {} size {} requests {} responses {}",
+                r[0], r[2], r[4], r[6], r[7], r[9]
+            )
+        })
+        .collect();
+    assert_eq!(
+        brief,
+        [
+            "1 c2s line 3 size 2 requests 2 responses 0",
+            "2 s2c line 4 size 2 requests 0 responses 2",
+            "3 c2s line 5 size 0 requests 0 responses 0",
+            "4 c2s line 7 size 1 requests 1 responses 0",
+            "5 s2c line 8 size 1 requests 0 responses 1",
+        ]
+    );
+    // pairs.csv numbers ping 3's batch as batches.csv does (4, after `[]`).
+    let pairs = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    let ping3 = pairs.lines().find(|l| l.contains(",c2s,3,ping,")).unwrap();
+    assert_eq!(ping3.split(',').nth(8), Some("4"), "{ping3}");
+    // The terminal names both counts: every array, and the request batches.
+    assert!(stdout.contains("5 JSON arrays, 4 paired"), "{stdout}");
+    assert!(
+        stdout.contains("  2 request batches (size min 1 p50 1 max 2), count mismatches 0"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("batches: "), "{stdout}");
+    // report.html says what each number counts.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains("Batches: 5 JSON arrays (3 sent by the client, 2 by the server; 1 empty, 2 of responses only), one row each in batches.csv. 2 of them hold a request or notification: the request batches, whose sizes the terminal and summary.json give. The waterfall draws the 2 of these with a request that has an id and a time."),
+        "batch counts sentence"
+    );
+}
