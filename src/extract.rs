@@ -179,8 +179,14 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
             })?;
             (f.session.clone(), vec![f])
         }
-        Target::Session(s) => {
-            if !sessions.names.iter().any(|n| n == s) {
+        Target::Session(given) => {
+            // The name as the outputs show it (redacted) or as captured.
+            let raw = sessions
+                .names
+                .iter()
+                .find(|n| *n == given)
+                .or_else(|| sessions.names.iter().find(|n| redact::redact(n) == *given));
+            let Some(s) = raw else {
                 let mut names: Vec<String> = sessions
                     .names
                     .iter()
@@ -193,12 +199,12 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
                     names.join(", ")
                 };
                 return Err(usage(format!(
-                    "--session {s}: no such session in {shown} (its sessions: {list})"
+                    "--session {given}: no such session in {shown} (its sessions: {list})"
                 )));
-            }
+            };
             (
                 s.clone(),
-                findings.iter().filter(|f| &f.session == s).collect(),
+                findings.iter().filter(|f| f.session == *s).collect(),
             )
         }
     };
@@ -209,7 +215,7 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
     };
     let mut units = Units::new(fmt, text).map_err(|e| usage(format!("{shown}: {e}")))?;
     let owners = units.owners(&records);
-    let want_keys: Vec<_> = wanted.iter().map(|f| key_of(f, true)).collect();
+    let want_keys: Vec<_> = wanted.iter().map(|f| key_of(f, req.redact)).collect();
     let first_level = match req.target {
         Target::Finding(_) => Level::Frames,
         Target::Session(_) => Level::Session,

@@ -425,3 +425,52 @@ fn sse_finding_reads_back_from_an_sse_extract() {
         );
     }
 }
+
+/// A session whose key holds a credential is shown redacted by every
+/// output; `--session` takes that name (or the captured one), and the
+/// extract holds the key redacted.
+#[test]
+fn session_named_as_the_outputs_show_it() {
+    let dir = out_dir("extract_session_name");
+    let input = dir.join("sec.ndjson");
+    let line = |t: &str, d: &str, m: &str| {
+        format!(
+            r#"{{"ts":"2026-01-01T00:00:0{t}Z","dir":"{d}","session":"s?token=LEAKabc","msg":{m}}}"#
+        )
+    };
+    let text = [
+        line("0", "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+        line("1", "s2c", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        line("2", "c2s", r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+    ]
+    .join("\n")
+        + "\n";
+    std::fs::write(&input, text).unwrap();
+    let whole = summary(&input);
+    assert_eq!(whole["sessions"][0]["name"], "s?token=[REDACTED]");
+    for name in ["s?token=[REDACTED]", "s?token=LEAKabc"] {
+        let out = dir.join("out.ndjson");
+        let said = extract(&[
+            input.to_str().unwrap(),
+            "--session",
+            name,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            said.contains("2 of the session's 2 findings read back"),
+            "{said}"
+        );
+        assert!(!said.contains("LEAK"));
+        let got = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(got.lines().count(), 3);
+        assert!(!got.contains("LEAK"), "{got}");
+        assert_eq!(
+            keys(&summary(&out)),
+            vec![
+                k("id_reused", "1", "warning"),
+                k("missing_response", "1", "error")
+            ]
+        );
+    }
+}
