@@ -78,6 +78,9 @@ pub struct Req {
     /// `error.code` of its response, when an integer in `i32` range (the
     /// OpenTelemetry export's `error.type` for inputs read block by block).
     pub error_code: Option<i32>,
+    /// Its response's `result.isError` is `true` (a failed tool call; the
+    /// OpenTelemetry export's `error.type` `tool_error`).
+    pub tool_error: bool,
     /// Its POST was refused at the HTTP layer (401, 403, 407 with no
     /// JSON-RPC body: an authentication challenge, an Origin check): no
     /// JSON-RPC answer was due, so a `missing_response` is `info`.
@@ -164,6 +167,7 @@ impl Req {
             file: 0,
             op: None,
             error_code: None,
+            tool_error: false,
             refused: None,
         }
     }
@@ -325,6 +329,9 @@ pub struct Walker<'c> {
     cfg: &'c Config,
     /// Raw SSE: one side only, so no pairing rules (nothing can pair).
     one_direction: bool,
+    /// The input's end was lost (a compressed stream that broke off): an
+    /// answer may have been in the part not read ([`Walker::mark_tail_lost`]).
+    tail_lost: bool,
     out: SessionResult,
     spaces: [Space; 2],
     await_reply: [Option<usize>; 2],
@@ -431,6 +438,7 @@ impl<'c> Walker<'c> {
         Walker {
             cfg,
             one_direction,
+            tail_lost: false,
             out: SessionResult {
                 name,
                 input,
@@ -467,6 +475,14 @@ impl<'c> Walker<'c> {
             self.out.counts.sessions = 1;
         }
         self.frame_inner(f, moved);
+    }
+
+    /// Marks the input's end as lost (its compressed stream broke off
+    /// before the end, the rest not read): a request left without an
+    /// answer is then a capture gap, not a `missing_response` error (its
+    /// answer may have been in what was lost).
+    pub fn mark_tail_lost(&mut self) {
+        self.tail_lost = true;
     }
 
     /// Applies the end-of-capture rules and returns the result.
@@ -1643,6 +1659,7 @@ impl Walker<'_> {
         q.answered = true;
         q.response_ts = f.ts;
         q.error_code = m.error_code.and_then(|c| i32::try_from(c).ok());
+        q.tool_error = m.extra.as_ref().is_some_and(|e| e.tool_error);
         if q.batch.is_some() {
             t.paired_batched += 1;
         } else {
@@ -1942,7 +1959,17 @@ impl Walker<'_> {
                     q.id.json_text()
                 );
             }
-            if q.on_stream {
+            if !base.gap && self.tail_lost {
+                base.gap = true;
+                base.detail = format!(
+                    "{what} {} has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read",
+                    q.id.json_text()
+                );
+            }
+            // A stream the capture does not hold cannot be said to have
+            // closed (`reply_gap`: e.g. a legacy session's GET stream
+            // without its body).
+            if q.on_stream && q.reply_gap.is_none() {
                 let mut s = base.clone();
                 s.kind = K::StreamClosedBeforeResponse;
                 s.detail = "its response stream ended (or never opened) without carrying the response; a disconnect is not a cancellation".into();

@@ -200,7 +200,7 @@ fn stream_blocks(
     let mut walk = SessionWalk::new(r.cfg, b.input, before);
     let read = read_blocks(&mut reader, &display, b, r.progress, &mut walk);
     walk.errors.extend(read.errors);
-    let walked = walk.finish();
+    let walked = walk.finish(damaged);
     let parsed = Parsed {
         format: "stdio",
         dialect: b.dialect.name(),
@@ -401,12 +401,17 @@ impl<'c> SessionWalk<'c> {
     }
 
     /// Flushes each session's line order and finishes its walker.
-    fn finish(mut self) -> Walked {
+    /// Ends every session; `tail_lost`: the input's end was not read (a
+    /// damaged compressed stream, [`Walker::mark_tail_lost`]).
+    fn finish(mut self, tail_lost: bool) -> Walked {
         let mut results = Vec::new();
         for (mut order, mut walker) in self.states.into_iter().flatten() {
             order.finish(&mut self.ready);
             for f in self.ready.drain(..) {
                 walker.frame(&f, false);
+            }
+            if tail_lost {
+                walker.mark_tail_lost();
             }
             results.push(walker.finish());
         }

@@ -140,16 +140,9 @@ pub(super) fn write_ci(
     };
     let (lines, left) = o.lines(rep);
     if let Some(p) = &config.otlp_metrics {
+        // Its attributes (error.type: the code, or tool_error) are all
+        // known for logs read block by block too (`Req::tool_error`).
         write(p, &otlp_metrics::Line(&otlp_metrics::request(&lines)))?;
-        if left.replies_unread > 0 {
-            eprintln!(
-                "mcp-audit: --otlp-metrics {}: {} answered requests of logs read block by block \
-                 carry their error code but not a tool result's isError (error.type \
-                 tool_error; those responses are not kept)",
-                p.display(),
-                left.replies_unread
-            );
-        }
     }
     if let Some(p) = &config.otlp {
         write(p, &otlp::Lines(&lines))?;
@@ -163,9 +156,9 @@ pub(super) fn write_ci(
         }
         if left.replies_unread > 0 {
             eprintln!(
-                "mcp-audit: --otlp {name}: {} answered requests of logs read block by block \
-                 carry their error code but no error message or tool isError (those \
-                 responses are not kept)",
+                "mcp-audit: --otlp {name}: {} requests answered with an error in logs read \
+                 block by block carry its code but not its message (those responses are not \
+                 kept)",
                 left.replies_unread
             );
         }

@@ -93,6 +93,10 @@ pub struct Extra {
     /// The result is a task handle (`result.task` an object, MCP
     /// 2025-11-25 tasks): the request is not done, its progress goes on.
     pub task_handle: bool,
+    /// `result.isError` is `true` (a tool call that failed: MCP
+    /// `server/tools` "Error Handling"), the OpenTelemetry export's
+    /// `error.type` `tool_error`.
+    pub tool_error: bool,
     /// What the capture cannot show of this request's answer (a log that
     /// prints no reply bodies, FORMATS.md §8.3.9): a `missing_response` of
     /// it is a capture gap naming this (DESIGN.md rule 12). Set by readers,
@@ -573,6 +577,12 @@ impl<'a> MessageMembers<'a> {
                     extra.server_info = info.filter(|i| i.starts_with('{')).map(name_version);
                 }
             }
+            if RESULT_KEYS[5].find(r.as_bytes()).is_some() {
+                let [e] = members_of(r, &["isError"]);
+                if e == Some("true") {
+                    extra.tool_error = true;
+                }
+            }
             let has = |k: usize| RESULT_KEYS[k].find(r.as_bytes()).is_some();
             if has(2) || has(3) || has(4) {
                 let op = result_op(r, &mut extra.task_handle);
@@ -586,10 +596,11 @@ impl<'a> MessageMembers<'a> {
 
 /// The texts a result is searched for before its members are read:
 /// `protocolVersion` (an initialize result), the `_meta` server name, and
-/// `"task"`, `"resultType"`, `"taskId"` (an operation's state). Built once:
+/// `"task"`, `"resultType"`, `"taskId"` (an operation's state), `"isError"`
+/// (a failed tool call). Built once:
 /// `memmem::find` builds its searcher on every call (issue 13: 7 % of a
 /// run's instructions).
-static RESULT_KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 5]> =
+static RESULT_KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 6]> =
     std::sync::LazyLock::new(|| {
         [
             "protocolVersion",
@@ -597,6 +608,7 @@ static RESULT_KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 5]> =
             "\"task\"",
             "\"resultType\"",
             "\"taskId\"",
+            "\"isError\"",
         ]
         .map(|k| memchr::memmem::Finder::new(k).into_owned())
     });

@@ -306,4 +306,8 @@ pub struct Parsed {
     /// The input holds one side of the conversation only (a raw SSE
     /// capture): nothing can be paired, so only message-local rules apply.
     pub one_direction: bool,
+    /// HAR: the legacy HTTP+SSE sessions whose GET stream is in the capture
+    /// with its body read (its `endpoint` event named the session). A
+    /// legacy session without one has its replies outside the capture.
+    pub linked_streams: Vec<std::sync::Arc<str>>,
 }

@@ -504,9 +504,9 @@ pub struct Left {
     pub untimed_requests: u64,
     /// Sessions none of whose requests has a time.
     pub untimed_sessions: u64,
-    /// Answered requests of sessions whose responses were not kept (an
-    /// input read block by block): their spans carry the error code
-    /// (`Req::error_code`) but no error message or `isError`.
+    /// Requests answered with a JSON-RPC error in sessions whose responses
+    /// were not kept (an input read block by block): their spans carry the
+    /// error code (`Req::error_code`) but not the error's message.
     pub replies_unread: u64,
 }
 
@@ -687,7 +687,10 @@ impl Otlp<'_> {
             let reply = if q.answered {
                 match replies {
                     None => {
-                        left.replies_unread += 1;
+                        // Only an error's message is then unknown.
+                        if q.error_code.is_some() {
+                            left.replies_unread += 1;
+                        }
                         None
                     }
                     Some(m) => m.get(&(q.direction, q.id.clone())).and_then(|v| {
@@ -763,7 +766,7 @@ impl Otlp<'_> {
                 if let Some(m) = reply_msg.and_then(|m| m.error_message.as_deref()) {
                     status["message"] = json!(self.text(m));
                 }
-            } else if reply_msg.is_some_and(|m| m.is_error) {
+            } else if reply_msg.is_some_and(|m| m.is_error) || q.tool_error {
                 attrs.push(attr_s("error.type", "tool_error"));
                 status = json!({"code": 2});
             }

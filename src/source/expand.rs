@@ -144,6 +144,22 @@ fn skip_reason(p: &Path) -> Option<&'static str> {
     }
 }
 
+/// Folders a walk does not enter below its argument: what package
+/// managers, version control and build tools keep (`node_modules` beside
+/// a Node MCP client's logs holds thousands of `.js` and `.json` files,
+/// none a capture). Named on stderr and in `summary.json` `skipped`; given
+/// as an argument, such a folder is walked.
+fn tool_folder(name: &str) -> Option<&'static str> {
+    match name {
+        "node_modules" => Some("a package folder (node_modules), not captures"),
+        ".git" | ".hg" | ".svn" => Some("a version-control folder, not captures"),
+        "__pycache__" | ".venv" | ".tox" | ".mypy_cache" | ".pytest_cache" => {
+            Some("a Python tool folder, not captures")
+        }
+        _ => None,
+    }
+}
+
 /// Whether `dir` is an mcp-audit output folder: it holds a `summary.json`
 /// with mcp-audit's top-level members (`schema_version` a number,
 /// `findings_by_kind` and `totals` objects). Read as a stream, keeping
@@ -216,6 +232,10 @@ impl Walk<'_> {
         entries.sort();
         for p in entries {
             if p.is_dir() {
+                if let Some(reason) = p.file_name().and_then(|n| n.to_str()).and_then(tool_folder) {
+                    self.skipped.push(Skipped { path: p, reason });
+                    continue;
+                }
                 self.walk_in(&p, out, depth + 1);
             } else {
                 self.file(p, out);
@@ -228,6 +248,41 @@ impl Walk<'_> {
 mod tests {
     use super::super::testutil::{names, touch};
     use crate::source::{InputKind, expand};
+
+    #[test]
+    fn tool_folders_are_skipped_and_named() {
+        let d = tempfile::tempdir().unwrap();
+        for sub in ["node_modules/pkg", ".git", "logs"] {
+            std::fs::create_dir_all(d.path().join(sub)).unwrap();
+        }
+        touch(&d.path().join("node_modules/pkg"), &["index.json"]);
+        touch(&d.path().join(".git"), &["HEAD"]);
+        touch(&d.path().join("logs"), &["a.log"]);
+        let (v, skipped) = crate::source::expand_reporting(&[d.path().to_path_buf()], &[]);
+        assert_eq!(names(&v), ["a.log"]);
+        let got: Vec<(String, &str)> = skipped
+            .iter()
+            .map(|s| {
+                (
+                    s.path.file_name().unwrap().to_string_lossy().into_owned(),
+                    s.reason,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (".git".to_string(), "a version-control folder, not captures"),
+                (
+                    "node_modules".to_string(),
+                    "a package folder (node_modules), not captures"
+                ),
+            ]
+        );
+        // Given as the argument, such a folder is walked.
+        let (v, _) = crate::source::expand_reporting(&[d.path().join("node_modules")], &[]);
+        assert_eq!(names(&v), ["index.json"]);
+    }
 
     #[test]
     fn glob_matching_nothing_is_one_error() {

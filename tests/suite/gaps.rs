@@ -354,3 +354,66 @@ fn start_up_slow_tail_is_info() {
         "{detail}"
     );
 }
+
+/// A legacy HTTP+SSE session recorded by Playwright in Chromium
+/// (`tests/data/real4/legacy`, fresh-user capture against
+/// server-everything's `sse` transport): the GET /sse stream (entry 1) was
+/// still open at export, so its body, which held the `endpoint` event and
+/// all six replies, is not in the HAR; the client's own record got every
+/// reply. Each POSTed request (entries 2, 4–8) is a `missing_response`
+/// *info* naming the unrecorded stream, no `stream_closed_before_response`
+/// (the stream did not close), and the run passes.
+#[test]
+fn legacy_session_without_its_stream_is_a_gap() {
+    let f =
+        root().join("tests/data/real4/legacy/har_playwright-chromium__everything-sse-legacy.har");
+    let (code, s) = json(&[f.to_str().unwrap(), "--fail-on", "warning"]);
+    assert_eq!(code, Some(0));
+    let found: Vec<(String, String, serde_json::Value, serde_json::Value)> = findings(&s)
+        .into_iter()
+        .map(|(kind, severity, id, location, _)| (kind, severity, id, location))
+        .collect();
+    let want: Vec<(String, String, serde_json::Value, serde_json::Value)> =
+        [(1, 2), (2, 4), (3, 5), (4, 6), (5, 7), (6, 8)]
+            .into_iter()
+            .map(|(id, entry)| {
+                (
+                    "missing_response".to_string(),
+                    "info".to_string(),
+                    id.into(),
+                    json!({"entry": entry}),
+                )
+            })
+            .collect();
+    assert_eq!(found, want);
+    assert!(
+        findings(&s)[0]
+            .4
+            .contains("its session's SSE stream (the legacy HTTP+SSE transport's GET, which carries every reply) is not in the capture"),
+        "{:?}",
+        findings(&s)[0].4
+    );
+    assert_eq!(s["findings_by_kind"]["stream_closed_before_response"], 0);
+}
+
+/// A gzip'd envelope log cut at byte 2000 (`tests/data/real4/legacy`):
+/// five whole lines survive; `tools/list` id 1 (line 4) was answered on
+/// the sixth, cut off. Its `missing_response` is *info* naming the broken
+/// stream; the run still exits 2 (the input is incomplete).
+#[test]
+fn a_truncated_compressed_log_explains_its_missing_answers() {
+    let f = root().join("tests/data/real4/legacy/trunc-env.jsonl.gz");
+    let (code, s) = json(&[f.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    let found = findings(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (kind, severity, id, location, detail) = &found[0];
+    assert_eq!(
+        (kind.as_str(), severity.as_str(), id, location),
+        ("missing_response", "info", &json!(1), &json!({"line": 4}))
+    );
+    assert_eq!(
+        detail,
+        "tools/list 1 has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read"
+    );
+}

@@ -207,6 +207,9 @@ impl<'t> EntrySink<'t> {
             None => times.start,
         };
         let mut read = self.read_response(i, &method, resp, &es, floor, &mut session);
+        if method == "GET" && read.stream && session.legacy && !read.lost {
+            self.parsed.linked_streams.push(session.key.clone());
+        }
         // The request body once parsed here is handed to `request_frame`,
         // not parsed again (every 202 notification POST comes this way).
         let mut parsed_body = None;

@@ -169,6 +169,7 @@ impl HarStream {
             self.merge(outs);
         }
         let mut parsed = self.parsed;
+        unlinked_legacy_gaps(&mut parsed);
         collapse_mojibake(&mut parsed.errors);
         parsed.dialect = self.splitter.dialect();
         let error = self.stop.or(self.splitter.error.take());
@@ -198,6 +199,7 @@ impl HarStream {
             match out {
                 Ok(p) => {
                     self.parsed.records.extend(p.records);
+                    self.parsed.linked_streams.extend(p.linked_streams);
                     self.parsed.errors.extend(p.errors);
                     self.read += 1;
                 }
@@ -206,6 +208,50 @@ impl HarStream {
                     return;
                 }
             }
+        }
+    }
+}
+
+/// What a legacy request's `missing_response` says when its session's GET
+/// stream is not in the capture ([`unlinked_legacy_gaps`]).
+pub(super) const UNLINKED_STREAM: &str = "its session's SSE stream (the legacy HTTP+SSE transport's GET, which carries every reply) is not in the capture with a readable body: the recorder left the body out (Playwright and Chromium do for a stream still open) or did not record it";
+
+/// Legacy HTTP+SSE requests (POSTed, answered `202`, their replies on the
+/// session's GET stream: FORMATS.md §2.2) of a session whose stream the
+/// capture does not hold readably ([`Parsed::linked_streams`]): each
+/// request carries the gap, so its `missing_response` says the capture
+/// lost the replies instead of blaming the server (never a false alarm).
+pub(super) fn unlinked_legacy_gaps(parsed: &mut Parsed) {
+    use crate::record::{Direction, Kind, Member, Payload};
+    let linked: std::collections::HashSet<&str> =
+        parsed.linked_streams.iter().map(|k| &**k).collect();
+    let mut unlinked = Vec::new();
+    for (k, r) in parsed.records.iter().enumerate() {
+        if let crate::record::Record::Frame(f) = r
+            && f.direction == Some(Direction::C2s)
+            && f.http.as_ref().is_some_and(|h| h.legacy)
+            && !linked.contains(&*f.key)
+        {
+            unlinked.push(k);
+        }
+    }
+    for k in unlinked {
+        let crate::record::Record::Frame(f) = &mut parsed.records[k] else {
+            continue;
+        };
+        let mark = |m: &mut crate::record::Message| {
+            if m.kind == Kind::Request {
+                m.extra.get_or_insert_default().capture_gap = Some(UNLINKED_STREAM.into());
+            }
+        };
+        match &mut f.payload {
+            Payload::Single(m) => mark(m),
+            Payload::Batch(ms) => ms.iter_mut().for_each(|x| {
+                if let Member::Message(m) = x {
+                    mark(m)
+                }
+            }),
+            _ => {}
         }
     }
 }

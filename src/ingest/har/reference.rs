@@ -80,6 +80,7 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
         }
         Ok(()) => {}
     }
+    super::unlinked_legacy_gaps(&mut sink.parsed);
     super::collapse_mojibake(&mut sink.parsed.errors);
     sink.parsed
 }
@@ -217,6 +218,7 @@ impl RefSink<'_> {
             .collect();
         for p in parts {
             self.parsed.records.extend(p.records);
+            self.parsed.linked_streams.extend(p.linked_streams);
             self.parsed.errors.extend(p.errors);
         }
         self.next_entry = first + raws.len() as u64;
