@@ -11,8 +11,9 @@
 //! with it (the cross-check test in `tests/suite/rust_gen.rs`).
 //!
 //! Formats: `envelope` (NDJSON `{ts,dir,session,msg}`), `claude` (Claude
-//! Desktop host log, one server name per session) and `har` (HAR 1.2,
-//! Streamable HTTP POSTs with JSON or 202 responses). Sessions are written
+//! Desktop host log, one server name per session), `har` (HAR 1.2,
+//! Streamable HTTP POSTs with JSON or 202 responses) and `logger` (tagged
+//! stdio proxy log `[STDIN]`/`[STDOUT]`/`[STDERR]`). Sessions are written
 //! one after another, each chronological, so the line order is the
 //! processing order of DESIGN.md's rules and HAR times give the same order.
 //!
@@ -40,11 +41,19 @@ pub enum Format {
     Claude,
     /// HAR 1.2 of Streamable HTTP POSTs.
     Har,
+    /// Tagged stdio proxy log `TS [STDIN]|[STDOUT]|[STDERR] ...`, sessions
+    /// one after another (each starts at its initialize request).
+    Logger,
 }
 
 impl Format {
     /// Every format, in the order of the command line's help.
-    pub const ALL: [Format; 3] = [Format::Envelope, Format::Claude, Format::Har];
+    pub const ALL: [Format; 4] = [
+        Format::Envelope,
+        Format::Claude,
+        Format::Har,
+        Format::Logger,
+    ];
 
     /// The name on the command line and in the manifest.
     pub fn name(self) -> &'static str {
@@ -52,6 +61,7 @@ impl Format {
             Format::Envelope => "envelope",
             Format::Claude => "claude",
             Format::Har => "har",
+            Format::Logger => "logger",
         }
     }
 
@@ -64,7 +74,7 @@ impl Format {
     pub fn ext(self) -> &'static str {
         match self {
             Format::Envelope => "ndjson",
-            Format::Claude => "log",
+            Format::Claude | Format::Logger => "log",
             Format::Har => "har",
         }
     }
@@ -1017,7 +1027,7 @@ fn write_session(
     out: &mut String,
 ) {
     match format {
-        Format::Envelope | Format::Claude => {
+        Format::Envelope | Format::Claude | Format::Logger => {
             // (time, entry index, 0 request / 1 response): the processing order.
             let mut frames: Vec<(u64, usize, u8)> = Vec::with_capacity(entries.len() * 2);
             for (i, e) in entries.iter().enumerate() {
@@ -1043,6 +1053,11 @@ fn write_session(
                     "Server started and connected successfully",
                 );
             }
+            if format == Format::Logger {
+                // Server stderr: not traffic, never a finding.
+                fmt_ts(t0.saturating_sub(20), out);
+                let _ = writeln!(out, " [STDERR] {server} running on stdio");
+            }
             for (t, i, side) in frames {
                 let e = &entries[i];
                 let (dir, text) = if side == 0 {
@@ -1059,6 +1074,10 @@ fn write_session(
                         out.push('}');
                     }
                     out.push('\n');
+                } else if format == Format::Logger {
+                    fmt_ts(t, out);
+                    let tag = if dir == "c2s" { "STDIN" } else { "STDOUT" };
+                    let _ = writeln!(out, " [{tag}] {text}");
                 } else {
                     fmt_ts(t, out);
                     let who = if dir == "c2s" { "client" } else { "server" };

@@ -1,7 +1,7 @@
 //! `gen-traffic`: writes synthetic MCP traffic and its exact manifest.
 //!
 //! ```text
-//! gen-traffic --format envelope|claude|har --out PATH [--manifest PATH]
+//! gen-traffic --format envelope|claude|har|logger --out PATH [--manifest PATH]
 //!     [--sessions N] [--messages M] [--seed S] [--faults RATE]
 //!     [--batch-rate R] [--batch-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]
 //! ```
@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use mcp_audit_gen::{Fault, Format, Options, generate};
 
-const USAGE: &str = "usage: gen-traffic --format envelope|claude|har --out PATH [--manifest PATH] [--sessions N] [--messages M] [--seed S] [--faults RATE] [--batch-rate R] [--batch-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]";
+const USAGE: &str = "usage: gen-traffic --format envelope|claude|har|logger --out PATH [--manifest PATH] [--sessions N] [--messages M] [--seed S] [--faults RATE] [--batch-rate R] [--batch-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]";
 
 fn run() -> Result<(), String> {
     let mut opts = Options::default();
@@ -38,7 +38,8 @@ fn run() -> Result<(), String> {
         let bad = |what: &str| format!("gen-traffic: {a} {v:?}: {what}");
         match a.as_str() {
             "--format" => {
-                opts.format = Format::parse(&v).ok_or_else(|| bad("not envelope, claude or har"))?
+                opts.format =
+                    Format::parse(&v).ok_or_else(|| bad("not envelope, claude, har or logger"))?
             }
             "--out" => out = Some(v),
             "--manifest" => manifest = Some(v),
