@@ -1276,3 +1276,71 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
     m.latencies_ms = lat.into_iter().map(|l| l.0).collect();
     Ok(m)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        let mut s = String::new();
+        fmt_ts(BASE_MS, &mut s);
+        s.push(' ');
+        // 2024-02-29T23:59:59.999Z (a leap day) and the epoch.
+        fmt_ts(1_709_251_199_999, &mut s);
+        s.push(' ');
+        fmt_ts(0, &mut s);
+        assert_eq!(
+            s,
+            "2025-05-14T09:00:00.000Z 2024-02-29T23:59:59.999Z 1970-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        json_escape("a\"b\\c\nd\te\u{1}f — 😀", &mut s);
+        assert_eq!(s, "a\\\"b\\\\c\\nd\\te\\u0001f — 😀");
+    }
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let m = Manifest {
+            latencies_ms: vec![50, 10, 40, 20, 30],
+            ..Manifest::default()
+        };
+        // ceil(0.5*5)=3rd, ceil(0.9*5)=5th of 10 20 30 40 50.
+        assert_eq!(
+            [m.quantile(0.5), m.quantile(0.9), m.quantile(1.0)],
+            [Some(30), Some(50), Some(50)]
+        );
+        assert_eq!(Manifest::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for f in Fault::ALL {
+            assert_eq!(Fault::parse(f.name()), Some(f));
+        }
+        for f in Format::ALL {
+            assert_eq!(Format::parse(f.name()), Some(f));
+        }
+        assert_eq!(Fault::parse("bogus"), None);
+        assert!(!Fault::MissingResponse.fits(Format::Har));
+        assert!(Fault::DuplicateId.fits(Format::Har));
+    }
+
+    #[test]
+    fn rng_is_fixed() {
+        // The stream is part of the output contract: same seed, same bytes.
+        let mut r = Rng::new(1);
+        let a: Vec<u64> = (0..3).map(|_| r.below(1000)).collect();
+        let mut r = Rng::new(1);
+        let b: Vec<u64> = (0..3).map(|_| r.below(1000)).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, {
+            let mut r = Rng::new(2);
+            (0..3).map(|_| r.below(1000)).collect::<Vec<u64>>()
+        });
+    }
+}
