@@ -127,6 +127,8 @@ pub enum Fault {
     NullRequestId,
     /// A request id above 2^53, answered with the same id: one pair.
     IdPrecisionRisk,
+    /// A request with integer id N answered with the string "N": one pair.
+    IdTypeChanged,
     /// (batch sessions) `[]` answered by one error -32600 with id null:
     /// `empty_batch` and `null_id_error`.
     EmptyBatch,
@@ -139,7 +141,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, most common in real traffic first.
-    pub const ALL: [Fault; 20] = [
+    pub const ALL: [Fault; 21] = [
         Fault::MissingResponse,
         Fault::DuplicateId,
         Fault::SlowTail,
@@ -157,6 +159,7 @@ impl Fault {
         Fault::FractionalId,
         Fault::NullRequestId,
         Fault::IdPrecisionRisk,
+        Fault::IdTypeChanged,
         Fault::EmptyBatch,
         Fault::OutOfOrderBatch,
         Fault::ResponseCountMismatch,
@@ -182,6 +185,7 @@ impl Fault {
             Fault::FractionalId => "fractional_id",
             Fault::NullRequestId => "null_request_id",
             Fault::IdPrecisionRisk => "id_precision_risk",
+            Fault::IdTypeChanged => "id_type_changed",
             Fault::EmptyBatch => "empty_batch",
             Fault::OutOfOrderBatch => "out_of_order_batch",
             Fault::ResponseCountMismatch => "response_count_mismatch",
@@ -904,12 +908,15 @@ impl Session<'_> {
                 self.find("bad_jsonrpc_version");
                 self.t += lat;
             }
-            Fault::ResultAndError | Fault::NeitherResultNorError | Fault::IdPrecisionRisk => {
+            Fault::ResultAndError
+            | Fault::NeitherResultNorError
+            | Fault::IdPrecisionRisk
+            | Fault::IdTypeChanged => {
                 let n = self.fresh();
-                let id = if f == Fault::IdPrecisionRisk {
-                    (9_007_199_254_740_993 + 2 * n).to_string()
-                } else {
-                    self.id(n)
+                let id = match f {
+                    Fault::IdPrecisionRisk => (9_007_199_254_740_993 + 2 * n).to_string(),
+                    Fault::IdTypeChanged => n.to_string(),
+                    _ => self.id(n),
                 };
                 let lat = self.latency();
                 let q = self.request(&id, "ping", "2.0");
@@ -918,13 +925,16 @@ impl Session<'_> {
                         "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}},\"error\":{{\"code\":-32603,\"message\":\"Internal error\"}}}}"
                     ),
                     Fault::NeitherResultNorError => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
+                    Fault::IdTypeChanged => {
+                        format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{}}}}")
+                    }
                     _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"),
                 };
                 self.m.totals.messages += 1;
                 self.m.totals.responses += 1;
                 self.push(t, lat, Some(q), Some(r));
                 self.pair(lat, true);
-                if f != Fault::IdPrecisionRisk {
+                if !matches!(f, Fault::IdPrecisionRisk | Fault::IdTypeChanged) {
                     self.answered.push(n);
                 }
                 self.find(f.name());
@@ -1174,6 +1184,7 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
         "fractional_id",
         "null_request_id",
         "id_precision_risk",
+        "id_type_changed",
         "empty_batch",
         "out_of_order_batch",
         "response_count_mismatch",

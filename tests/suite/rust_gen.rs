@@ -131,7 +131,7 @@ type OneFault = (Fault, [u64; 7], &'static [(&'static str, u64)]);
 #[test]
 fn one_fault_sessions_match_by_hand() {
     #[rustfmt::skip]
-    let table: [OneFault; 18] = [
+    let table: [OneFault; 19] = [
         // two requests id k before either answer, both answered in order
         (Fault::DuplicateId, [7, 3, 1, 3, 0, 3, 0], &[("duplicate_id", 1)]),
         // a ping reusing id 1 (initialize's, answered)
@@ -160,6 +160,8 @@ fn one_fault_sessions_match_by_hand() {
         (Fault::NullRequestId, [4, 2, 1, 1, 0, 1, 0], &[("null_request_id", 1), ("missing_response", 0)]),
         // 9007199254740995, echoed exactly: pairs
         (Fault::IdPrecisionRisk, [5, 2, 1, 2, 0, 2, 0], &[("id_precision_risk", 1)]),
+        // integer id N answered as "N": pairs
+        (Fault::IdTypeChanged, [5, 2, 1, 2, 0, 2, 0], &[("id_type_changed", 1)]),
         // [] (an array, no message) drawing one -32600 with id null
         (Fault::EmptyBatch, [4, 1, 1, 2, 1, 1, 0], &[("empty_batch", 1), ("null_id_error", 1)]),
     ];
@@ -299,7 +301,7 @@ fn fault_kinds() -> impl Strategy<Value = Option<Vec<Fault>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Random sessions of every format: mcp-audit equals the manifest.
     #[test]
