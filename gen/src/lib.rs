@@ -129,6 +129,12 @@ pub enum Fault {
     IdPrecisionRisk,
     /// A request with integer id N answered with the string "N": one pair.
     IdTypeChanged,
+    /// A client notification answered by a result with id null, while no
+    /// client request is unanswered: `notification_replied` (not
+    /// `unknown_id_response`); in HAR also `notification_batch_awaited`
+    /// (that POST's answer is no empty 202). Without such a moment, an
+    /// ordinary pair.
+    NotificationReplied,
     /// (batch sessions) `[]` answered by one error -32600 with id null:
     /// `empty_batch` and `null_id_error`.
     EmptyBatch,
@@ -141,7 +147,7 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, most common in real traffic first.
-    pub const ALL: [Fault; 21] = [
+    pub const ALL: [Fault; 22] = [
         Fault::MissingResponse,
         Fault::DuplicateId,
         Fault::SlowTail,
@@ -160,6 +166,7 @@ impl Fault {
         Fault::NullRequestId,
         Fault::IdPrecisionRisk,
         Fault::IdTypeChanged,
+        Fault::NotificationReplied,
         Fault::EmptyBatch,
         Fault::OutOfOrderBatch,
         Fault::ResponseCountMismatch,
@@ -186,6 +193,7 @@ impl Fault {
             Fault::NullRequestId => "null_request_id",
             Fault::IdPrecisionRisk => "id_precision_risk",
             Fault::IdTypeChanged => "id_type_changed",
+            Fault::NotificationReplied => "notification_replied",
             Fault::EmptyBatch => "empty_batch",
             Fault::OutOfOrderBatch => "out_of_order_batch",
             Fault::ResponseCountMismatch => "response_count_mismatch",
@@ -596,6 +604,10 @@ struct Session<'a> {
     string_ids: bool,
     next_id: u64,
     answered: Vec<u64>,
+    /// Client requests never answered so far (any id).
+    unanswered: u64,
+    /// Writing HAR (a POST body answered by more than a 202 differs).
+    har: bool,
     t: u64,
     entries: Vec<Entry>,
     /// (latency, is a lone request) of the session's pairs.
@@ -765,6 +777,7 @@ impl Session<'_> {
             Some(Fault::ResponseCountMismatch) => {
                 let drop = self.rng.below(k as u64) as usize;
                 order.remove(drop);
+                self.unanswered += 1;
                 self.find("missing_response");
                 self.find("response_count_mismatch");
             }
@@ -849,7 +862,30 @@ impl Session<'_> {
                 self.server_line(r);
                 self.find("duplicate_response");
             }
+            Fault::NotificationReplied if self.unanswered == 0 => {
+                let note = self.notification("notifications/roots/list_changed", "");
+                let lat = self.rng.range(1, 20);
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.push(
+                    t,
+                    lat,
+                    Some(note),
+                    Some("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}".to_string()),
+                );
+                self.find("notification_replied");
+                if self.har {
+                    // A POST of one notification not answered 202 + empty.
+                    self.find("notification_batch_awaited");
+                }
+                self.t += lat;
+            }
+            Fault::NotificationReplied => {
+                let lat = self.latency();
+                self.normal(lat);
+            }
             Fault::MissingResponse | Fault::CancelledRequest => {
+                self.unanswered += 1;
                 let n = self.fresh();
                 let id = self.id(n);
                 let q = self.request(&id, "tools/call", "2.0");
@@ -964,6 +1000,7 @@ impl Session<'_> {
                 self.find("late_response");
             }
             Fault::FractionalId | Fault::NullRequestId => {
+                self.unanswered += 1;
                 let id = if f == Fault::FractionalId {
                     format!("{}.5", self.fresh())
                 } else {
@@ -1185,6 +1222,8 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
         "null_request_id",
         "id_precision_risk",
         "id_type_changed",
+        "notification_replied",
+        "notification_batch_awaited",
         "empty_batch",
         "out_of_order_batch",
         "response_count_mismatch",
@@ -1236,6 +1275,8 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
             string_ids,
             next_id: 1,
             answered: Vec::new(),
+            unanswered: 0,
+            har: opts.format == Format::Har,
             t,
             entries: Vec::new(),
             lat: &mut lat,
