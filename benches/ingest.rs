@@ -1,63 +1,43 @@
 //! Criterion benches per input format (`Throughput::Bytes`): parsing alone,
 //! and parsing plus the pipeline's analysis (`pipeline::analyze_parsed`).
-//! Corpora come from `tools/gen_traffic.py` (made once under
-//! target/corpora/bench/).
+//! Corpora come from the Rust generator (`gen/`, crate `mcp-audit-gen`):
+//! 20 MB per format, seed 7, faults 0.03, made in memory at the start
+//! (about 0.2 s each), so they always match the generator being built.
 //!
 //! ```text
 //! cargo bench --bench ingest
 //! ```
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_audit::analyze::Config;
 use mcp_audit::ingest::{self, Input};
 use mcp_audit::pipeline;
+use mcp_audit_gen::{Format, Options, generate};
 
-fn corpus(format: &str, ext: &str) -> String {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/corpora/bench");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let path = dir.join(format!("{format}.{ext}"));
-    if !path.exists() {
-        let tool = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tools/gen_traffic.py");
-        let ok = Command::new("python3")
-            .arg(tool)
-            .args([
-                "--format",
-                format,
-                "--size-mb",
-                "20",
-                "--seed",
-                "7",
-                "--faults",
-                "0.03",
-                "-q",
-                "--out",
-            ])
-            .arg(&path)
-            .arg("--manifest")
-            .arg(dir.join(format!("{format}.manifest.json")))
-            .arg("--manifest-summary-only")
-            .status()
-            .expect("gen_traffic.py")
-            .success();
-        assert!(ok, "gen_traffic.py failed");
-    }
-    std::fs::read_to_string(path).expect("read corpus")
+fn corpus(format: Format) -> String {
+    let opts = Options {
+        format,
+        seed: 7,
+        faults: 0.03,
+        size_bytes: Some(20_000_000),
+        ..Options::default()
+    };
+    let mut buf = Vec::new();
+    generate(&opts, &mut buf).expect("generate corpus");
+    String::from_utf8(buf).expect("the generator writes UTF-8")
 }
 
 fn bench(c: &mut Criterion) {
     let cfg = Config::default();
-    for (format, ext) in [
-        ("envelope", "ndjson"),
-        ("claude", "log"),
-        ("logger", "log"),
-        ("har", "har"),
+    for format in [
+        Format::Envelope,
+        Format::Claude,
+        Format::Logger,
+        Format::Har,
     ] {
-        let text = corpus(format, ext);
+        let text = corpus(format);
         let fmt = ingest::detect_format(&text);
-        let mut g = c.benchmark_group(format);
+        let mut g = c.benchmark_group(format.name());
         g.sample_size(10);
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_function("parse", |b| {

@@ -3,9 +3,12 @@
 on the same files (issue 5).
 
     scripts/bench.py [--size-mb 200] [--har-mb 100] [--skip-peers] [--repeat 2] [--out reports/bench-latest.md]
+                     [--generator rust|python]
 
-Makes corpora with tools/gen_traffic.py (envelope, claude and har,
-faults on) under target/corpora/, then times, on each file:
+Makes corpora (envelope, claude and har, faults on) under target/corpora/
+with the Rust generator gen-traffic (gen/, built here with cargo; files
+rs-*) or, with --generator python, tools/gen_traffic.py (files without the
+prefix), then times, on each file:
   - the floor `wc -l`,
   - `mcp-audit analyze` with --threads 1 and --threads 2 (outputs compared),
   - on the envelope corpus, the peers in tools/peers/ (Python,
@@ -31,11 +34,16 @@ TOOLS = os.path.join(ROOT, "tools")
 CORPORA = os.path.join(ROOT, "target", "corpora")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BIN = os.path.join(TARGET, "release", "mcp-audit")
+GEN = os.path.join(TARGET, "release", "gen-traffic")
 # Fault kinds the peers implement the same way (see tools/README.md).
 PEER_KINDS = ("duplicate_id,id_reused,unknown_id_response,duplicate_response,missing_response,late_response,"
               "cancelled_request,null_id_error,invalid_request,bad_jsonrpc_version,result_and_error,"
               "neither_result_nor_error,empty_batch,notification_batch_replied,response_count_mismatch,"
               "fractional_id,null_request_id,batch_after_version_removed,non_json_line,slow_tail")
+# The same list less the two kinds gen-traffic does not inject
+# (notification_batch_replied, batch_after_version_removed).
+RUST_PEER_KINDS = ",".join(k for k in PEER_KINDS.split(",")
+                           if k not in ("notification_batch_replied", "batch_after_version_removed"))
 
 
 def sh(cmd, **kw):
@@ -67,14 +75,20 @@ def ensure_peers():
     return ok
 
 
-def gen(fmt, size_mb, seed, name, kinds=None):
-    out = os.path.join(CORPORA, name)
+def gen(generator, fmt, size_mb, seed, name, peer_kinds=False):
+    rust = generator == "rust"
+    out = os.path.join(CORPORA, ("rs-" if rust else "") + name)
     man = out + ".manifest.json"
     if not (os.path.exists(out) and os.path.exists(man)):
-        cmd = [sys.executable, os.path.join(TOOLS, "gen_traffic.py"), "--format", fmt, "--size-mb", str(size_mb),
-               "--seed", str(seed), "--faults", "0.03", "--out", out, "--manifest", man, "--manifest-summary-only", "-q"]
-        if kinds:
-            cmd += ["--fault-kinds", kinds]
+        if rust:
+            cmd = [GEN, "--format", fmt, "--size-mb", str(size_mb), "--seed", str(seed), "--faults", "0.03",
+                   "--out", out, "--manifest", man, "-q"]
+        else:
+            cmd = [sys.executable, os.path.join(TOOLS, "gen_traffic.py"), "--format", fmt, "--size-mb", str(size_mb),
+                   "--seed", str(seed), "--faults", "0.03", "--out", out, "--manifest", man, "--manifest-summary-only",
+                   "-q"]
+        if peer_kinds:
+            cmd += ["--fault-kinds", RUST_PEER_KINDS if rust else PEER_KINDS]
         sh(cmd)
     return out, man
 
@@ -86,18 +100,22 @@ def main():
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each analysis-only timing (the fastest is shown)")
     ap.add_argument("--out", default=None, help="also write the table to this Markdown file")
+    ap.add_argument("--generator", choices=("rust", "python"), default="rust",
+                    help="gen-traffic (gen/, default) or tools/gen_traffic.py")
     a = ap.parse_args()
     os.makedirs(CORPORA, exist_ok=True)
     sh(["cargo", "build", "--release", "-q"], cwd=ROOT)
+    if a.generator == "rust":
+        sh(["cargo", "build", "--release", "-q", "-p", "mcp-audit-gen"], cwd=ROOT)
     peers = not a.skip_peers and ensure_peers()
     rows = []
     checks = []
     speedups = []
     per_corpus = {}
     corpora = [
-        ("envelope", *gen("envelope", a.size_mb, 200, f"env{a.size_mb}.ndjson", PEER_KINDS)),
-        ("claude", *gen("claude", a.size_mb, 201, f"claude{a.size_mb}.log")),
-        ("har", *gen("har", a.har_mb, 202, f"har{a.har_mb}.har")),
+        ("envelope", *gen(a.generator, "envelope", a.size_mb, 200, f"env{a.size_mb}.ndjson", peer_kinds=True)),
+        ("claude", *gen(a.generator, "claude", a.size_mb, 201, f"claude{a.size_mb}.log")),
+        ("har", *gen(a.generator, "har", a.har_mb, 202, f"har{a.har_mb}.har")),
     ]
     for fmt, path, manifest in corpora:
         mb = os.path.getsize(path) / 1e6

@@ -30,3 +30,4 @@ mod nothing_lost;
 mod operations;
 mod otlp;
 mod parquet_duckdb;
+mod rust_gen;

@@ -1,0 +1,1398 @@
+//! Deterministic synthetic MCP (JSON-RPC 2.0) traffic with injected faults,
+//! and a manifest of exactly what a correct analyzer must report.
+//!
+//! The Rust twin of `tools/gen_traffic.py` for the property tests, the
+//! benches and `scripts/bench.py`: it streams hundreds of MB to disk in
+//! seconds and needs no Python. The manifest is computed from the plan of
+//! what was written (every message, pair, latency and injected fault is
+//! counted as it is emitted; `slow_tail` and the latency quantiles are
+//! computed at the end from the recorded latencies), not by parsing the
+//! text again. `tools/mcp_reference.py` reading the same text must agree
+//! with it (the cross-check test in `tests/suite/rust_gen.rs`).
+//!
+//! Formats: `envelope` (NDJSON `{ts,dir,session,msg}`), `claude` (Claude
+//! Desktop host log, one server name per session), `har` (HAR 1.2,
+//! Streamable HTTP POSTs with JSON or 202 responses) and `logger` (tagged
+//! stdio proxy log `[STDIN]`/`[STDOUT]`/`[STDERR]`). Sessions are written
+//! one after another, each chronological, so the line order is the
+//! processing order of DESIGN.md's rules and HAR times give the same order.
+//!
+//! Every fault is a self-contained step whose findings do not depend on
+//! what surrounds it (see [`Fault`]); natural latencies stay at or under
+//! 300 ms, so `slow_tail` and `late_response` come only from the
+//! `slow_tail` and `late_response` faults.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Version string written into the manifest.
+pub const VERSION: &str = "mcp-audit-gen 0.1";
+
+/// 2025-05-14T09:00:00Z in ms since the epoch: the first session's start.
+const BASE_MS: u64 = 1_747_213_200_000;
+
+/// Output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// NDJSON envelopes `{"ts","dir","session","msg"}`.
+    Envelope,
+    /// Claude Desktop `mcp-server-*.log` lines.
+    Claude,
+    /// HAR 1.2 of Streamable HTTP POSTs.
+    Har,
+    /// Tagged stdio proxy log `TS [STDIN]|[STDOUT]|[STDERR] ...`, sessions
+    /// one after another (each starts at its initialize request).
+    Logger,
+}
+
+impl Format {
+    /// Every format, in the order of the command line's help.
+    pub const ALL: [Format; 4] = [
+        Format::Envelope,
+        Format::Claude,
+        Format::Har,
+        Format::Logger,
+    ];
+
+    /// The name on the command line and in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Envelope => "envelope",
+            Format::Claude => "claude",
+            Format::Har => "har",
+            Format::Logger => "logger",
+        }
+    }
+
+    /// The format named `s`, if any.
+    pub fn parse(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// The usual file extension (`ndjson`, `log`, `har`).
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Envelope => "ndjson",
+            Format::Claude | Format::Logger => "log",
+            Format::Har => "har",
+        }
+    }
+
+    fn lines(self) -> bool {
+        self != Format::Har
+    }
+}
+
+/// An injectable fault, named as the finding kind it causes (DESIGN.md's
+/// catalogue). Each is one step of a session; the findings it adds are
+/// listed per variant (besides the step's own counts in the totals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// A request, then the same id again before the first is answered;
+    /// both answered in order: `duplicate_id`, two pairs.
+    DuplicateId,
+    /// A request reusing the id of an answered request: `id_reused`.
+    IdReused,
+    /// (line formats) A server result whose id was never requested.
+    UnknownIdResponse,
+    /// (line formats) A second copy of a response already paired.
+    DuplicateResponse,
+    /// (line formats) A request never answered.
+    MissingResponse,
+    /// A response after 61 to 90 s: `late_response` (and `slow_tail`).
+    LateResponse,
+    /// (line formats) A request the client cancels with
+    /// `notifications/cancelled`; never answered.
+    CancelledRequest,
+    /// (line formats) A server error with id null, right after one of its
+    /// responses (so it answers nothing): `null_id_error`.
+    NullIdError,
+    /// A request whose params is a string, answered by an error:
+    /// `invalid_request`, one pair.
+    InvalidRequest,
+    /// A request with `"jsonrpc":"1.0"`, answered: one pair.
+    BadJsonrpcVersion,
+    /// A response with both result and error: one pair.
+    ResultAndError,
+    /// A response with neither result nor error: one pair.
+    NeitherResultNorError,
+    /// (line formats) A truncated traffic line after a server response.
+    NonJsonLine,
+    /// A response after 4 to 9 s (natural ones take at most 300 ms).
+    SlowTail,
+    /// (line formats) A request with id `N.5`, never answered.
+    FractionalId,
+    /// (line formats) A request with id null, never answered.
+    NullRequestId,
+    /// A request id above 2^53, answered with the same id: one pair.
+    IdPrecisionRisk,
+    /// A request with integer id N answered with the string "N": one pair.
+    IdTypeChanged,
+    /// A client notification answered by a result with id null, while no
+    /// client request is unanswered: `notification_replied` (not
+    /// `unknown_id_response`); in HAR also `notification_batch_awaited`
+    /// (that POST's answer is no empty 202). Without such a moment, an
+    /// ordinary pair.
+    NotificationReplied,
+    /// (batch sessions) `[]` answered by one error -32600 with id null:
+    /// `empty_batch` and `null_id_error`.
+    EmptyBatch,
+    /// (batch sessions) A batch answered by one array in reverse order.
+    OutOfOrderBatch,
+    /// (batch sessions) A batch whose reply array leaves one request out:
+    /// `response_count_mismatch` and that request's `missing_response`.
+    ResponseCountMismatch,
+}
+
+impl Fault {
+    /// Every fault, most common in real traffic first.
+    pub const ALL: [Fault; 22] = [
+        Fault::MissingResponse,
+        Fault::DuplicateId,
+        Fault::SlowTail,
+        Fault::LateResponse,
+        Fault::CancelledRequest,
+        Fault::UnknownIdResponse,
+        Fault::DuplicateResponse,
+        Fault::NullIdError,
+        Fault::NonJsonLine,
+        Fault::IdReused,
+        Fault::InvalidRequest,
+        Fault::BadJsonrpcVersion,
+        Fault::ResultAndError,
+        Fault::NeitherResultNorError,
+        Fault::FractionalId,
+        Fault::NullRequestId,
+        Fault::IdPrecisionRisk,
+        Fault::IdTypeChanged,
+        Fault::NotificationReplied,
+        Fault::EmptyBatch,
+        Fault::OutOfOrderBatch,
+        Fault::ResponseCountMismatch,
+    ];
+
+    /// The finding kind's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::DuplicateId => "duplicate_id",
+            Fault::IdReused => "id_reused",
+            Fault::UnknownIdResponse => "unknown_id_response",
+            Fault::DuplicateResponse => "duplicate_response",
+            Fault::MissingResponse => "missing_response",
+            Fault::LateResponse => "late_response",
+            Fault::CancelledRequest => "cancelled_request",
+            Fault::NullIdError => "null_id_error",
+            Fault::InvalidRequest => "invalid_request",
+            Fault::BadJsonrpcVersion => "bad_jsonrpc_version",
+            Fault::ResultAndError => "result_and_error",
+            Fault::NeitherResultNorError => "neither_result_nor_error",
+            Fault::NonJsonLine => "non_json_line",
+            Fault::SlowTail => "slow_tail",
+            Fault::FractionalId => "fractional_id",
+            Fault::NullRequestId => "null_request_id",
+            Fault::IdPrecisionRisk => "id_precision_risk",
+            Fault::IdTypeChanged => "id_type_changed",
+            Fault::NotificationReplied => "notification_replied",
+            Fault::EmptyBatch => "empty_batch",
+            Fault::OutOfOrderBatch => "out_of_order_batch",
+            Fault::ResponseCountMismatch => "response_count_mismatch",
+        }
+    }
+
+    /// The fault named `s`, if any.
+    pub fn parse(s: &str) -> Option<Fault> {
+        Fault::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// Whether the fault can be written in `format`.
+    pub fn fits(self, format: Format) -> bool {
+        format.lines()
+            || !matches!(
+                self,
+                Fault::UnknownIdResponse
+                    | Fault::DuplicateResponse
+                    | Fault::MissingResponse
+                    | Fault::CancelledRequest
+                    | Fault::NullIdError
+                    | Fault::NonJsonLine
+                    | Fault::FractionalId
+                    | Fault::NullRequestId
+            )
+    }
+
+    fn needs_batch(self) -> bool {
+        matches!(
+            self,
+            Fault::EmptyBatch | Fault::OutOfOrderBatch | Fault::ResponseCountMismatch
+        )
+    }
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Output format.
+    pub format: Format,
+    /// Seed: the same options give byte-identical output and manifest.
+    pub seed: u64,
+    /// Sessions to write (ignored when `size_bytes` is set).
+    pub sessions: u32,
+    /// About this many JSON-RPC messages per session, the initialize
+    /// exchange included: steps are added while the session has fewer.
+    pub messages: u32,
+    /// Chance that a step is a fault.
+    pub faults: f64,
+    /// Share of steps that are batches, in sessions on 2025-03-26.
+    pub batch_rate: f64,
+    /// Share of sessions that negotiate 2025-03-26 and may batch (the
+    /// others negotiate 2025-06-18, which has no batches).
+    pub batch_sessions: f64,
+    /// Keep adding sessions until the output has at least this many bytes.
+    pub size_bytes: Option<u64>,
+    /// Inject only these faults (default: every one the format can hold).
+    pub fault_kinds: Option<Vec<Fault>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            format: Format::Envelope,
+            seed: 1,
+            sessions: 10,
+            messages: 200,
+            faults: 0.02,
+            batch_rate: 0.15,
+            batch_sessions: 0.5,
+            size_bytes: None,
+            fault_kinds: None,
+        }
+    }
+}
+
+/// The `--slow` floor (ms) and `--slow-factor` of `slow_tail`, and the
+/// `--timeout` (ms) of `late_response`: mcp-audit's defaults.
+pub const SLOW_MS: f64 = 1000.0;
+/// See [`SLOW_MS`].
+pub const SLOW_FACTOR: f64 = 10.0;
+/// See [`SLOW_MS`].
+pub const TIMEOUT_MS: u64 = 60_000;
+
+/// Counts in the shape of mcp-audit's `summary.json` `totals`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// JSON objects in frames and batches.
+    pub messages: u64,
+    /// Objects with method and an id member.
+    pub requests: u64,
+    /// Objects with method and no id.
+    pub notifications: u64,
+    /// Every other object.
+    pub responses: u64,
+    /// JSON arrays, either direction.
+    pub batches: u64,
+    /// Sessions.
+    pub sessions: u64,
+    /// Paired requests.
+    pub pairs: u64,
+    /// `non_json_line` findings.
+    pub non_json_lines: u64,
+}
+
+/// The exact ground truth of one generated file.
+#[derive(Clone, Debug, Default)]
+pub struct Manifest {
+    /// Totals as summary.json has them.
+    pub totals: Totals,
+    /// Findings per kind; every kind the generator can cause is present.
+    pub findings_by_kind: BTreeMap<&'static str, u64>,
+    /// Faults injected per kind (the plan).
+    pub injected_by_kind: BTreeMap<&'static str, u64>,
+    /// Latency of every pair whose request was not cancelled, in ms, in
+    /// pairing order.
+    pub latencies_ms: Vec<u64>,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+impl Manifest {
+    /// Nearest-rank quantile `q` (0 < q <= 1) of the latencies, ms.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        let mut v = self.latencies_ms.clone();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_unstable();
+        let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+        Some(v[rank - 1])
+    }
+
+    /// The manifest as JSON, in the shape `tools/check_manifest.py` reads.
+    pub fn to_json(&self, opts: &Options) -> String {
+        let t = &self.totals;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            "{{\n \"generator\": \"{VERSION}\",\n \"seed\": {},\n \"format\": \"{}\",\n",
+            opts.seed,
+            opts.format.name()
+        );
+        let _ = writeln!(
+            s,
+            " \"args\": {{\"sessions\": {}, \"messages\": {}, \"faults\": {}, \"batch_rate\": {}, \"batch_sessions\": {}, \"size_bytes\": {}, \"fault_kinds\": {}, \"timeout_ms\": {TIMEOUT_MS}, \"slow_ms\": {SLOW_MS}, \"slow_factor\": {SLOW_FACTOR}}},",
+            opts.sessions,
+            opts.messages,
+            opts.faults,
+            opts.batch_rate,
+            opts.batch_sessions,
+            opts.size_bytes
+                .map_or("null".to_string(), |b| b.to_string()),
+            opts.fault_kinds.as_ref().map_or("null".to_string(), |k| {
+                let names: Vec<String> = k.iter().map(|f| format!("\"{}\"", f.name())).collect();
+                format!("[{}]", names.join(", "))
+            })
+        );
+        let _ = writeln!(
+            s,
+            " \"totals\": {{\"messages\": {}, \"requests\": {}, \"notifications\": {}, \"responses\": {}, \"batches\": {}, \"sessions\": {}, \"pairs\": {}, \"non_json_lines\": {}, \"bytes\": {}}},",
+            t.messages,
+            t.requests,
+            t.notifications,
+            t.responses,
+            t.batches,
+            t.sessions,
+            t.pairs,
+            t.non_json_lines,
+            self.bytes
+        );
+        let map = |m: &BTreeMap<&str, u64>| {
+            let v: Vec<String> = m.iter().map(|(k, n)| format!("\"{k}\": {n}")).collect();
+            format!("{{{}}}", v.join(", "))
+        };
+        let _ = writeln!(s, " \"findings_by_kind\": {},", map(&self.findings_by_kind));
+        let _ = writeln!(s, " \"injected_by_kind\": {},", map(&self.injected_by_kind));
+        match self.quantile(1.0) {
+            None => s.push_str(" \"latency_ms\": {\"count\": 0}\n"),
+            Some(max) => {
+                let _ = writeln!(
+                    s,
+                    " \"latency_ms\": {{\"p50\": {}.0, \"p90\": {}.0, \"p99\": {}.0, \"max\": {max}.0, \"count\": {}}}",
+                    self.quantile(0.5).unwrap_or(0),
+                    self.quantile(0.9).unwrap_or(0),
+                    self.quantile(0.99).unwrap_or(0),
+                    self.latencies_ms.len()
+                );
+            }
+        }
+        s.push_str("}\n");
+        s
+    }
+}
+
+/// xoshiro256** seeded by SplitMix64: small, fast and the same everywhere.
+#[derive(Clone, Debug)]
+pub struct Rng([u64; 4]);
+
+impl Rng {
+    /// A generator for `seed`.
+    pub fn new(seed: u64) -> Rng {
+        let mut x = seed;
+        let mut s = [0u64; 4];
+        for v in &mut s {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            *v = z ^ (z >> 31);
+        }
+        Rng(s)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let s = &mut self.0;
+        let r = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        r
+    }
+
+    /// Uniform in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// One element of `v`.
+    pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len() as u64) as usize]
+    }
+}
+
+/// `ms` since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn fmt_ts(ms: u64, out: &mut String) {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let sod = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let _ = write!(
+        out,
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        sod / 3600,
+        sod / 60 % 60,
+        sod % 60,
+        ms % 1000
+    );
+}
+
+/// Appends `s` as the inside of a JSON string (runs without a byte to
+/// escape are copied at once).
+fn json_escape(s: &str, out: &mut String) {
+    let b = s.as_bytes();
+    let mut from = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            c if c < 0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&s[from..i]);
+        if esc.is_empty() {
+            let _ = write!(out, "\\u{c:04x}");
+        } else {
+            out.push_str(esc);
+        }
+        from = i + 1;
+    }
+    out.push_str(&s[from..]);
+}
+
+/// Words of the generated texts, already escaped for a JSON string.
+const WORDS: [&str; 48] = [
+    "the",
+    "server",
+    "client",
+    "request",
+    "response",
+    "tool",
+    "resource",
+    "prompt",
+    "session",
+    "batch",
+    "token",
+    "latency",
+    "cache",
+    "index",
+    "file",
+    "query",
+    "result",
+    "error",
+    "stream",
+    "config",
+    "build",
+    "deploy",
+    "commit",
+    "branch",
+    "review",
+    "table",
+    "column",
+    "row",
+    "schema",
+    "naïve",
+    "café",
+    "Zürich",
+    "東京",
+    "résumé",
+    "—",
+    "✓",
+    "→",
+    "日本語",
+    "😀",
+    "and",
+    "of",
+    "to",
+    "in",
+    "with",
+    "\\\"quoted\\\"",
+    "back\\\\slash",
+    "tab\\there",
+    "line\\nbreak",
+];
+
+const METHODS: [(&str, u64); 6] = [
+    ("tools/call", 120),
+    ("tools/call", 200),
+    ("resources/read", 25),
+    ("prompts/get", 12),
+    ("tools/list", 8),
+    ("ping", 2),
+];
+
+const SERVERS: [&str; 6] = [
+    "github",
+    "filesystem",
+    "slack",
+    "postgres",
+    "memory",
+    "fetch",
+];
+
+/// Appends a JSON string of about `n` chars of words.
+fn text_value(rng: &mut Rng, n: usize, out: &mut String) {
+    out.push('"');
+    let start = out.len();
+    while out.len() - start < n {
+        let w = *rng.pick(&WORDS);
+        out.push_str(w);
+        out.push(' ');
+    }
+    out.push('"');
+}
+
+/// One HAR entry / pair of lines: a client frame at `start` and, when
+/// `resp` is set, a server frame at `start + dur`.
+#[derive(Debug)]
+struct Entry {
+    start: u64,
+    dur: u64,
+    req: Option<String>,
+    resp: Option<String>,
+    /// A line that is not JSON (line formats; `req` side is c2s).
+    broken: bool,
+}
+
+/// Builds the plan of one session.
+struct Session<'a> {
+    rng: &'a mut Rng,
+    m: &'a mut Manifest,
+    faults: f64,
+    batch_rate: f64,
+    kinds: &'a [Fault],
+    batching: bool,
+    string_ids: bool,
+    next_id: u64,
+    answered: Vec<u64>,
+    /// Client requests never answered so far (any id).
+    unanswered: u64,
+    /// Writing HAR (a POST body answered by more than a 202 differs).
+    har: bool,
+    t: u64,
+    entries: Vec<Entry>,
+    /// (latency, is a lone request) of the session's pairs.
+    lat: &'a mut Vec<(u64, bool)>,
+}
+
+impl Session<'_> {
+    fn id(&self, n: u64) -> String {
+        if self.string_ids {
+            format!("\"c-{n}\"")
+        } else {
+            n.to_string()
+        }
+    }
+
+    fn fresh(&mut self) -> u64 {
+        let n = self.next_id;
+        self.next_id += 1;
+        n
+    }
+
+    fn find(&mut self, kind: &'static str) {
+        *self.m.findings_by_kind.entry(kind).or_insert(0) += 1;
+    }
+
+    fn latency(&mut self) -> u64 {
+        let (_, median) = *self.rng.pick(&METHODS);
+        // A skewed latency around the median, at most 300 ms.
+        let x = self.rng.unit();
+        (1 + (median as f64 * (0.3 + 2.5 * x * x * x)) as u64).min(300)
+    }
+
+    fn request(&mut self, id: &str, method: &str, version: &str) -> String {
+        let mut s = format!("{{\"jsonrpc\":\"{version}\",\"id\":{id},\"method\":\"{method}\"");
+        match method {
+            "tools/call" => {
+                s.push_str(",\"params\":{\"name\":\"search\",\"arguments\":{\"query\":");
+                let n = self.rng.range(5, 60) as usize;
+                text_value(self.rng, n, &mut s);
+                s.push_str("}}}");
+            }
+            "resources/read" => {
+                let _ = write!(
+                    s,
+                    ",\"params\":{{\"uri\":\"file:///srv/app/src/f{}.rs\"}}}}",
+                    self.rng.below(100)
+                );
+            }
+            "prompts/get" => s.push_str(",\"params\":{\"name\":\"review\",\"arguments\":{}}}"),
+            _ => s.push('}'),
+        }
+        self.m.totals.messages += 1;
+        self.m.totals.requests += 1;
+        s
+    }
+
+    fn result(&mut self, id: &str, method: &str) -> String {
+        let mut s = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":");
+        match method {
+            "tools/call" | "resources/read" | "prompts/get" => {
+                // Mostly short, sometimes a few kB (file contents, search hits).
+                let n = if self.rng.chance(0.15) {
+                    self.rng.range(1000, 6000)
+                } else {
+                    self.rng.range(20, 600)
+                } as usize;
+                s.push_str("{\"content\":[{\"type\":\"text\",\"text\":");
+                text_value(self.rng, n, &mut s);
+                s.push_str("}],\"isError\":false}}");
+            }
+            "tools/list" => s.push_str(
+                "{\"tools\":[{\"name\":\"search\",\"description\":\"Search the index\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"}}}}]}}",
+            ),
+            _ => s.push_str("{}}"),
+        }
+        self.m.totals.messages += 1;
+        self.m.totals.responses += 1;
+        s
+    }
+
+    fn notification(&mut self, method: &str, params: &str) -> String {
+        self.m.totals.messages += 1;
+        self.m.totals.notifications += 1;
+        if params.is_empty() {
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\"}}")
+        } else {
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"params\":{params}}}")
+        }
+    }
+
+    fn push(&mut self, start: u64, dur: u64, req: Option<String>, resp: Option<String>) {
+        self.entries.push(Entry {
+            start,
+            dur,
+            req,
+            resp,
+            broken: false,
+        });
+    }
+
+    /// A pair of `lat` ms: counted and its latency recorded.
+    fn pair(&mut self, lat: u64, lone: bool) {
+        self.m.totals.pairs += 1;
+        self.lat.push((lat, lone));
+    }
+
+    /// An ordinary request and its result, `lat` ms later; returns the id.
+    fn normal(&mut self, lat: u64) -> u64 {
+        let n = self.fresh();
+        let id = self.id(n);
+        let (method, _) = *self.rng.pick(&METHODS);
+        let q = self.request(&id, method, "2.0");
+        let r = self.result(&id, method);
+        self.push(self.t, lat, Some(q), Some(r));
+        self.pair(lat, true);
+        self.answered.push(n);
+        self.t += lat;
+        n
+    }
+
+    fn initialize(&mut self, version: &str) {
+        let q = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{\"roots\":{{\"listChanged\":true}}}},\"clientInfo\":{{\"name\":\"claude-ai\",\"version\":\"0.1.0\"}}}}}}",
+            self.id(self.next_id)
+        );
+        let r = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{\"tools\":{{\"listChanged\":true}}}},\"serverInfo\":{{\"name\":\"demo\",\"version\":\"1.0.0\"}}}}}}",
+            self.id(self.next_id)
+        );
+        self.m.totals.messages += 2;
+        self.m.totals.requests += 1;
+        self.m.totals.responses += 1;
+        let n = self.fresh();
+        let lat = self.rng.range(20, 200);
+        self.push(self.t, lat, Some(q), Some(r));
+        self.pair(lat, true);
+        self.answered.push(n);
+        self.t += lat + self.rng.range(1, 5);
+        let note = self.notification("notifications/initialized", "");
+        let dur = self.rng.range(1, 3);
+        self.push(self.t, dur, Some(note), None);
+    }
+
+    /// A batch of 2 to 4 requests answered by one array; `order` maps
+    /// reply positions to request positions (None: in order).
+    fn batch(&mut self, fault: Option<Fault>) {
+        let k = self.rng.range(2, 4) as usize;
+        let lat = self.latency();
+        let mut ids = Vec::new();
+        let mut q = String::from("[");
+        let mut methods = Vec::new();
+        for i in 0..k {
+            let n = self.fresh();
+            let id = self.id(n);
+            let (method, _) = *self.rng.pick(&METHODS);
+            if i > 0 {
+                q.push(',');
+            }
+            q.push_str(&self.request(&id, method, "2.0"));
+            ids.push(n);
+            methods.push(method);
+        }
+        q.push(']');
+        let mut order: Vec<usize> = (0..k).collect();
+        match fault {
+            Some(Fault::OutOfOrderBatch) => order.reverse(),
+            Some(Fault::ResponseCountMismatch) => {
+                let drop = self.rng.below(k as u64) as usize;
+                order.remove(drop);
+                self.unanswered += 1;
+                self.find("missing_response");
+                self.find("response_count_mismatch");
+            }
+            _ => {}
+        }
+        if fault == Some(Fault::OutOfOrderBatch) {
+            self.find("out_of_order_batch");
+        }
+        let mut r = String::from("[");
+        for (j, &i) in order.iter().enumerate() {
+            if j > 0 {
+                r.push(',');
+            }
+            let id = self.id(ids[i]);
+            r.push_str(&self.result(&id, methods[i]));
+            self.pair(lat, false);
+            self.answered.push(ids[i]);
+        }
+        r.push(']');
+        self.m.totals.batches += 2;
+        self.push(self.t, lat, Some(q), Some(r));
+        self.t += lat;
+    }
+
+    /// A line written by the server right after its last response.
+    fn server_line(&mut self, text: String) {
+        let at = self.t + 1;
+        self.entries.push(Entry {
+            start: at,
+            dur: 0,
+            req: None,
+            resp: Some(text),
+            broken: false,
+        });
+        self.t = at;
+    }
+
+    fn fault(&mut self, f: Fault) {
+        *self.m.injected_by_kind.entry(f.name()).or_insert(0) += 1;
+        let t = self.t;
+        match f {
+            Fault::DuplicateId => {
+                let n = self.fresh();
+                let id = self.id(n);
+                let d1 = self.rng.range(5, 100);
+                let d2 = d1 + self.rng.range(1, 50);
+                for d in [d1, d2] {
+                    let q = self.request(&id, "tools/call", "2.0");
+                    let r = self.result(&id, "tools/call");
+                    let start = if d == d1 { t } else { t + 1 };
+                    self.push(start, d, Some(q), Some(r));
+                    self.pair(d, true);
+                }
+                self.find("duplicate_id");
+                self.answered.push(n);
+                self.t = t + 1 + d2;
+            }
+            Fault::IdReused => {
+                let n = *self.rng.pick(&self.answered.clone());
+                let id = self.id(n);
+                let lat = self.latency();
+                let q = self.request(&id, "ping", "2.0");
+                let r = self.result(&id, "ping");
+                self.push(t, lat, Some(q), Some(r));
+                self.pair(lat, true);
+                self.find("id_reused");
+                self.t += lat;
+            }
+            Fault::UnknownIdResponse => {
+                let lat = self.latency();
+                self.normal(lat);
+                let id = self.id(1_000_000_000 + self.next_id);
+                let r = self.result(&id, "ping");
+                self.server_line(r);
+                self.find("unknown_id_response");
+            }
+            Fault::DuplicateResponse => {
+                let lat = self.latency();
+                let n = self.normal(lat);
+                let id = self.id(n);
+                let r = self.result(&id, "ping");
+                self.server_line(r);
+                self.find("duplicate_response");
+            }
+            Fault::NotificationReplied if self.unanswered == 0 => {
+                let note = self.notification("notifications/roots/list_changed", "");
+                let lat = self.rng.range(1, 20);
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.push(
+                    t,
+                    lat,
+                    Some(note),
+                    Some("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}".to_string()),
+                );
+                self.find("notification_replied");
+                if self.har {
+                    // A POST of one notification not answered 202 + empty.
+                    self.find("notification_batch_awaited");
+                }
+                self.t += lat;
+            }
+            Fault::NotificationReplied => {
+                let lat = self.latency();
+                self.normal(lat);
+            }
+            Fault::MissingResponse | Fault::CancelledRequest => {
+                self.unanswered += 1;
+                let n = self.fresh();
+                let id = self.id(n);
+                let q = self.request(&id, "tools/call", "2.0");
+                self.push(t, 0, Some(q), None);
+                self.t += 1;
+                if f == Fault::CancelledRequest {
+                    let note = self.notification(
+                        "notifications/cancelled",
+                        &format!("{{\"requestId\":{id},\"reason\":\"user cancelled\"}}"),
+                    );
+                    self.t += self.rng.range(5, 500);
+                    self.push(self.t, 0, Some(note), None);
+                    self.t += 1;
+                }
+                self.find(f.name());
+            }
+            Fault::NullIdError => {
+                let lat = self.latency();
+                self.normal(lat);
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.server_line(
+                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}"
+                        .to_string(),
+                );
+                self.find("null_id_error");
+            }
+            Fault::InvalidRequest => {
+                let n = self.fresh();
+                let id = self.id(n);
+                let lat = self.latency();
+                let q = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":\"search\"}}"
+                );
+                let r = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32602,\"message\":\"Invalid params\"}}}}"
+                );
+                self.m.totals.messages += 2;
+                self.m.totals.requests += 1;
+                self.m.totals.responses += 1;
+                self.push(t, lat, Some(q), Some(r));
+                self.pair(lat, true);
+                self.answered.push(n);
+                self.find("invalid_request");
+                self.t += lat;
+            }
+            Fault::BadJsonrpcVersion => {
+                let n = self.fresh();
+                let id = self.id(n);
+                let lat = self.latency();
+                let q = self.request(&id, "ping", "1.0");
+                let r = self.result(&id, "ping");
+                self.push(t, lat, Some(q), Some(r));
+                self.pair(lat, true);
+                self.answered.push(n);
+                self.find("bad_jsonrpc_version");
+                self.t += lat;
+            }
+            Fault::ResultAndError
+            | Fault::NeitherResultNorError
+            | Fault::IdPrecisionRisk
+            | Fault::IdTypeChanged => {
+                let n = self.fresh();
+                let id = match f {
+                    Fault::IdPrecisionRisk => (9_007_199_254_740_993 + 2 * n).to_string(),
+                    Fault::IdTypeChanged => n.to_string(),
+                    _ => self.id(n),
+                };
+                let lat = self.latency();
+                let q = self.request(&id, "ping", "2.0");
+                let r = match f {
+                    Fault::ResultAndError => format!(
+                        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}},\"error\":{{\"code\":-32603,\"message\":\"Internal error\"}}}}"
+                    ),
+                    Fault::NeitherResultNorError => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
+                    Fault::IdTypeChanged => {
+                        format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{}}}}")
+                    }
+                    _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"),
+                };
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.push(t, lat, Some(q), Some(r));
+                self.pair(lat, true);
+                if !matches!(f, Fault::IdPrecisionRisk | Fault::IdTypeChanged) {
+                    self.answered.push(n);
+                }
+                self.find(f.name());
+                self.t += lat;
+            }
+            Fault::NonJsonLine => {
+                let lat = self.latency();
+                self.normal(lat);
+                self.t += 1;
+                self.entries.push(Entry {
+                    start: self.t,
+                    dur: 0,
+                    req: None,
+                    resp: Some("{\"jsonrpc\":\"2.0\",\"id\":".to_string()),
+                    broken: true,
+                });
+                self.m.totals.non_json_lines += 1;
+                self.find("non_json_line");
+            }
+            Fault::SlowTail => {
+                let lat = self.rng.range(4000, 9000);
+                self.normal(lat);
+            }
+            Fault::LateResponse => {
+                let lat = self.rng.range(61_000, 90_000);
+                self.normal(lat);
+                self.find("late_response");
+            }
+            Fault::FractionalId | Fault::NullRequestId => {
+                self.unanswered += 1;
+                let id = if f == Fault::FractionalId {
+                    format!("{}.5", self.fresh())
+                } else {
+                    "null".to_string()
+                };
+                let q = self.request(&id, "ping", "2.0");
+                self.push(t, 0, Some(q), None);
+                self.t += 1;
+                self.find(f.name());
+            }
+            Fault::EmptyBatch => {
+                let lat = self.rng.range(1, 5);
+                self.m.totals.batches += 1;
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.push(
+                    t,
+                    lat,
+                    Some("[]".to_string()),
+                    Some(
+                        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}"
+                            .to_string(),
+                    ),
+                );
+                self.find("empty_batch");
+                self.find("null_id_error");
+                self.t += lat;
+            }
+            Fault::OutOfOrderBatch | Fault::ResponseCountMismatch => self.batch(Some(f)),
+        }
+    }
+
+    /// Plans the whole session.
+    fn run(&mut self, messages: u64) {
+        let version = if self.batching {
+            "2025-03-26"
+        } else {
+            "2025-06-18"
+        };
+        let end = self.m.totals.messages + messages;
+        self.initialize(version);
+        while self.m.totals.messages < end {
+            self.t += self.rng.range(1, 40);
+            let usable: Vec<Fault> = self
+                .kinds
+                .iter()
+                .copied()
+                .filter(|f| self.batching || !f.needs_batch())
+                .collect();
+            if !usable.is_empty() && self.rng.chance(self.faults) {
+                let f = *self.rng.pick(&usable);
+                self.fault(f);
+            } else if self.batching && self.rng.chance(self.batch_rate) {
+                self.batch(None);
+            } else {
+                let lat = self.latency();
+                self.normal(lat);
+            }
+        }
+    }
+}
+
+/// Writes one session's entries in `format`.
+fn write_session(
+    format: Format,
+    entries: &mut [Entry],
+    sid: &str,
+    server: &str,
+    version: &str,
+    first_entry: &mut bool,
+    out: &mut String,
+) {
+    match format {
+        Format::Envelope | Format::Claude | Format::Logger => {
+            // (time, entry index, 0 request / 1 response): the processing order.
+            let mut frames: Vec<(u64, usize, u8)> = Vec::with_capacity(entries.len() * 2);
+            for (i, e) in entries.iter().enumerate() {
+                if e.req.is_some() {
+                    frames.push((e.start, i, 0));
+                }
+                if e.resp.is_some() {
+                    frames.push((e.start + e.dur, i, 1));
+                }
+            }
+            frames.sort_unstable();
+            let life = |out: &mut String, t: u64, what: &str| {
+                fmt_ts(t, out);
+                let _ = writeln!(out, " [{server}] [info] {what}");
+            };
+            let t0 = entries.first().map_or(0, |e| e.start);
+            let t1 = frames.last().map_or(t0, |f| f.0);
+            if format == Format::Claude {
+                life(out, t0.saturating_sub(300), "Initializing server...");
+                life(
+                    out,
+                    t0.saturating_sub(20),
+                    "Server started and connected successfully",
+                );
+            }
+            if format == Format::Logger {
+                // Server stderr: not traffic, never a finding.
+                fmt_ts(t0.saturating_sub(20), out);
+                let _ = writeln!(out, " [STDERR] {server} running on stdio");
+            }
+            for (t, i, side) in frames {
+                let e = &entries[i];
+                let (dir, text) = if side == 0 {
+                    ("c2s", e.req.as_deref().unwrap_or_default())
+                } else {
+                    ("s2c", e.resp.as_deref().unwrap_or_default())
+                };
+                if format == Format::Envelope {
+                    out.push_str("{\"ts\":\"");
+                    fmt_ts(t, out);
+                    let _ = write!(out, "\",\"dir\":\"{dir}\",\"session\":\"{sid}\",\"msg\":");
+                    out.push_str(text);
+                    if !e.broken {
+                        out.push('}');
+                    }
+                    out.push('\n');
+                } else if format == Format::Logger {
+                    fmt_ts(t, out);
+                    let tag = if dir == "c2s" { "STDIN" } else { "STDOUT" };
+                    let _ = writeln!(out, " [{tag}] {text}");
+                } else {
+                    fmt_ts(t, out);
+                    let who = if dir == "c2s" { "client" } else { "server" };
+                    let _ = writeln!(out, " [{server}] [info] Message from {who}: {text}");
+                }
+            }
+            if format == Format::Claude {
+                life(out, t1 + 5, "Client transport closed");
+                life(out, t1 + 8, "Server transport closed");
+            }
+        }
+        Format::Har => {
+            entries.sort_by_key(|e| e.start);
+            let host = format!("{server}.example.test");
+            for (i, e) in entries.iter().enumerate() {
+                if !*first_entry {
+                    out.push_str(",\n");
+                }
+                *first_entry = false;
+                let body = e.req.as_deref().unwrap_or_default();
+                let init = i == 0;
+                out.push_str("{\"startedDateTime\":\"");
+                fmt_ts(e.start, out);
+                let _ = write!(
+                    out,
+                    "\",\"time\":{},\"request\":{{\"method\":\"POST\",\"url\":\"https://{host}/mcp\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Host\",\"value\":\"{host}\"}},{{\"name\":\"Content-Type\",\"value\":\"application/json\"}},{{\"name\":\"Accept\",\"value\":\"application/json, text/event-stream\"}}",
+                    e.dur
+                );
+                if !init {
+                    let _ = write!(
+                        out,
+                        ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}},{{\"name\":\"MCP-Protocol-Version\",\"value\":\"{version}\"}}"
+                    );
+                }
+                out.push_str("],\"queryString\":[],\"headersSize\":-1,\"postData\":{\"mimeType\":\"application/json\",\"text\":\"");
+                json_escape(body, out);
+                let _ = write!(out, "\"}},\"bodySize\":{}}},\"response\":", body.len());
+                match &e.resp {
+                    Some(r) => {
+                        let _ = write!(
+                            out,
+                            "{{\"status\":200,\"statusText\":\"OK\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Content-Type\",\"value\":\"application/json\"}}"
+                        );
+                        if init {
+                            let _ = write!(
+                                out,
+                                ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}}"
+                            );
+                        }
+                        let _ = write!(
+                            out,
+                            "],\"content\":{{\"size\":{},\"mimeType\":\"application/json\",\"text\":\"",
+                            r.len()
+                        );
+                        json_escape(r, out);
+                        let _ = write!(
+                            out,
+                            "\"}},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":{}}}",
+                            r.len()
+                        );
+                    }
+                    None => out.push_str("{\"status\":202,\"statusText\":\"Accepted\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[],\"content\":{\"size\":0,\"mimeType\":\"\",\"text\":\"\"},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":0}"),
+                }
+                out.push_str(",\"cache\":{},\"timings\":{\"send\":0,\"wait\":0,\"receive\":0}}");
+            }
+        }
+    }
+}
+
+/// Writes traffic for `opts` to `out` and returns its manifest.
+///
+/// Sessions are planned and written one at a time (memory stays at one
+/// session's text), until `opts.sessions` are written or, with
+/// `opts.size_bytes`, the output reaches that size.
+pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
+    let mut out = io::BufWriter::with_capacity(1 << 20, out);
+    let mut rng = Rng::new(opts.seed);
+    let mut m = Manifest::default();
+    for k in [
+        "duplicate_id",
+        "id_reused",
+        "unknown_id_response",
+        "duplicate_response",
+        "missing_response",
+        "late_response",
+        "cancelled_request",
+        "null_id_error",
+        "invalid_request",
+        "bad_jsonrpc_version",
+        "result_and_error",
+        "neither_result_nor_error",
+        "non_json_line",
+        "slow_tail",
+        "fractional_id",
+        "null_request_id",
+        "id_precision_risk",
+        "id_type_changed",
+        "notification_replied",
+        "notification_batch_awaited",
+        "empty_batch",
+        "out_of_order_batch",
+        "response_count_mismatch",
+    ] {
+        m.findings_by_kind.insert(k, 0);
+    }
+    let kinds: Vec<Fault> = opts
+        .fault_kinds
+        .clone()
+        .unwrap_or_else(|| Fault::ALL.to_vec())
+        .into_iter()
+        .filter(|f| f.fits(opts.format))
+        .collect();
+    let mut lat: Vec<(u64, bool)> = Vec::new();
+    let mut text = String::new();
+    let mut first_entry = true;
+    if opts.format == Format::Har {
+        text.push_str("{\"log\":{\"version\":\"1.2\",\"creator\":{\"name\":\"mcp-audit-gen\",\"version\":\"0.1\"},\"pages\":[],\"entries\":[\n");
+    }
+    let mut t = BASE_MS;
+    let mut index = 0u64;
+    loop {
+        let done = match opts.size_bytes {
+            Some(b) => m.bytes + text.len() as u64 >= b,
+            None => index >= u64::from(opts.sessions),
+        };
+        if done {
+            break;
+        }
+        let sid = format!(
+            "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
+            rng.next_u64() as u32,
+            rng.below(1 << 16),
+            rng.below(1 << 12),
+            rng.below(1 << 12),
+            rng.below(1 << 48)
+        );
+        let server = format!("{}-{index}", rng.pick(&SERVERS));
+        let batching = rng.chance(opts.batch_sessions);
+        let string_ids = rng.chance(0.2);
+        let messages = u64::from(opts.messages.max(4));
+        let mut s = Session {
+            rng: &mut rng,
+            m: &mut m,
+            faults: opts.faults,
+            batch_rate: opts.batch_rate,
+            kinds: &kinds,
+            batching,
+            string_ids,
+            next_id: 1,
+            answered: Vec::new(),
+            unanswered: 0,
+            har: opts.format == Format::Har,
+            t,
+            entries: Vec::new(),
+            lat: &mut lat,
+        };
+        s.run(messages);
+        let end = s.t;
+        let mut entries = std::mem::take(&mut s.entries);
+        m.totals.sessions += 1;
+        let version = if batching { "2025-03-26" } else { "2025-06-18" };
+        write_session(
+            opts.format,
+            &mut entries,
+            &sid,
+            &server,
+            version,
+            &mut first_entry,
+            &mut text,
+        );
+        out.write_all(text.as_bytes())?;
+        m.bytes += text.len() as u64;
+        text.clear();
+        t = end + rng.range(400, 5000);
+        index += 1;
+    }
+    if opts.format == Format::Har {
+        text.push_str("\n]}}\n");
+    }
+    out.write_all(text.as_bytes())?;
+    m.bytes += text.len() as u64;
+    out.flush()?;
+    // slow_tail (DESIGN rule 10) over the capture: a lone request against
+    // the median of every latency (batch members share their batch's one
+    // latency, so never reach 10x their batch's median).
+    if lat.len() >= 5 {
+        let mut v: Vec<u64> = lat.iter().map(|l| l.0).collect();
+        v.sort_unstable();
+        let n = v.len();
+        let median = if n % 2 == 1 {
+            v[n / 2] as f64
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0
+        };
+        let slow = lat
+            .iter()
+            .filter(|(l, lone)| *lone && *l as f64 >= SLOW_MS && *l as f64 >= SLOW_FACTOR * median)
+            .count() as u64;
+        *m.findings_by_kind.entry("slow_tail").or_insert(0) += slow;
+    }
+    m.latencies_ms = lat.into_iter().map(|l| l.0).collect();
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        let mut s = String::new();
+        fmt_ts(BASE_MS, &mut s);
+        s.push(' ');
+        // 2024-02-29T23:59:59.999Z (a leap day) and the epoch.
+        fmt_ts(1_709_251_199_999, &mut s);
+        s.push(' ');
+        fmt_ts(0, &mut s);
+        assert_eq!(
+            s,
+            "2025-05-14T09:00:00.000Z 2024-02-29T23:59:59.999Z 1970-01-01T00:00:00.000Z"
+        );
+    }
+
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        json_escape("a\"b\\c\nd\te\u{1}f — 😀", &mut s);
+        assert_eq!(s, "a\\\"b\\\\c\\nd\\te\\u0001f — 😀");
+    }
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let m = Manifest {
+            latencies_ms: vec![50, 10, 40, 20, 30],
+            ..Manifest::default()
+        };
+        // ceil(0.5*5)=3rd, ceil(0.9*5)=5th of 10 20 30 40 50.
+        assert_eq!(
+            [m.quantile(0.5), m.quantile(0.9), m.quantile(1.0)],
+            [Some(30), Some(50), Some(50)]
+        );
+        assert_eq!(Manifest::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for f in Fault::ALL {
+            assert_eq!(Fault::parse(f.name()), Some(f));
+        }
+        for f in Format::ALL {
+            assert_eq!(Format::parse(f.name()), Some(f));
+        }
+        assert_eq!(Fault::parse("bogus"), None);
+        assert!(!Fault::MissingResponse.fits(Format::Har));
+        assert!(Fault::DuplicateId.fits(Format::Har));
+    }
+
+    #[test]
+    fn rng_is_fixed() {
+        // The stream is part of the output contract: same seed, same bytes.
+        let mut r = Rng::new(1);
+        let a: Vec<u64> = (0..3).map(|_| r.below(1000)).collect();
+        let mut r = Rng::new(1);
+        let b: Vec<u64> = (0..3).map(|_| r.below(1000)).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, {
+            let mut r = Rng::new(2);
+            (0..3).map(|_| r.below(1000)).collect::<Vec<u64>>()
+        });
+    }
+}
