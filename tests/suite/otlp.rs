@@ -651,3 +651,53 @@ fn client_operation_duration_from_a_host_log() {
         .collect();
     assert!(methods.contains(&"sampling/createMessage") && methods.contains(&"roots/list"));
 }
+
+/// A real stdio session with server-everything, logged as an envelope log
+/// by the fresh user's SDK client (`tests/data/real4/legacy/client.mjs`):
+/// three `tools/call` replies carry `isError: true` (ids 4, 6 and 15,
+/// lines 12, 16 and 34). A line log is read block by block, its response
+/// bodies not kept, yet exactly those three spans say `error.type`
+/// `tool_error` with status ERROR, and stderr has no notice (no reply was
+/// a JSON-RPC error).
+#[test]
+fn tool_errors_of_a_line_log() {
+    let dir = out_dir("otlp_tool_errors");
+    let file = dir.join("t.jsonl");
+    let input = root().join("tests/data/real4/legacy/envelope_stdio__everything.jsonl");
+    let run = mcp_audit(&[
+        input.to_str().unwrap(),
+        "--otlp",
+        file.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "");
+    let mut failed = Vec::new();
+    for line in std::fs::read_to_string(&file).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for rs in v["resourceSpans"].as_array().unwrap() {
+            for ss in rs["scopeSpans"].as_array().unwrap() {
+                for s in ss["spans"].as_array().unwrap() {
+                    let attr = |k: &str| {
+                        s["attributes"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .find(|a| a["key"] == k)
+                            .map(|a| a["value"]["stringValue"].as_str().unwrap_or("").to_string())
+                    };
+                    if attr("error.type").as_deref() == Some("tool_error") {
+                        assert_eq!(s["status"]["code"], 2);
+                        failed.push(attr("jsonrpc.request.id").unwrap());
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(failed, ["4", "6", "15"]);
+}
