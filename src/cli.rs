@@ -293,7 +293,9 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub no_redact: bool,
     /// A response later than this is `late_response` (e.g. 60s, 1500ms, 2m;
-    /// a bare number is milliseconds).
+    /// a bare number is milliseconds); not when the request's progress
+    /// notifications never left a longer silence (a sender may reset its
+    /// timer on progress).
     #[arg(long, default_value = "60s", value_parser = parse_duration_us, allow_hyphen_values = true)]
     pub timeout: i64,
     /// Floor of `slow_tail`, and how long a notification POST may be held

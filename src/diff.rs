@@ -74,8 +74,12 @@ pub fn read_side_of(path: &Path, only: &[(String, String)]) -> Result<Side> {
     };
     let text = std::fs::read_to_string(&summary)
         .with_context(|| format!("reading {}", summary.display()))?;
-    let v: Value =
-        serde_json::from_str(&text).with_context(|| format!("{}: not JSON", summary.display()))?;
+    let v: Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a summary.json (diff compares two `analyze --out` folders, their summary.json files, or two --shard-dir folders; a capture is analysed first)",
+            summary.display()
+        )
+    })?;
     if v["schema_version"] != 1 {
         bail!(
             "{}: not an mcp-audit summary.json (schema_version 1)",
