@@ -142,7 +142,8 @@ pub(super) fn write_ci(
     if let Some(p) = &config.otlp_metrics {
         // Its attributes (error.type: the code, or tool_error) are all
         // known for logs read block by block too (`Req::tool_error`).
-        write(p, &otlp_metrics::Line(&otlp_metrics::request(&lines)))?;
+        let request = otlp_metrics::request(&lines);
+        write(p, &otlp::Lines(std::slice::from_ref(&request)))?;
     }
     if let Some(p) = &config.otlp {
         write(p, &otlp::Lines(&lines))?;

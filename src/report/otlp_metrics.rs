@@ -32,11 +32,8 @@
 //! bound (OTLP's `explicit_bounds`).
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
 
 use serde_json::{Value, json};
-
-use super::{Render, RenderOptions, Report};
 
 /// The metric's name.
 pub const NAME: &str = "mcp.client.operation.duration";
@@ -200,21 +197,6 @@ pub fn request(trace_lines: &[Value]) -> Value {
         })
         .collect();
     json!({ "resourceMetrics": resource_metrics })
-}
-
-/// The request as one line.
-pub struct Line<'a>(pub &'a Value);
-
-impl Render for Line<'_> {
-    fn render(
-        &self,
-        _report: &Report<'_>,
-        out: &mut (dyn Write + Send),
-        _opts: &RenderOptions<'_>,
-    ) -> io::Result<()> {
-        serde_json::to_writer(&mut *out, self.0)?;
-        out.write_all(b"\n")
-    }
 }
 
 #[cfg(test)]
