@@ -330,7 +330,8 @@ pub struct AnalyzeArgs {
     pub per_input: bool,
     /// This run is one shard of a fleet: its partition as key=value pairs
     /// (e.g. date=2026-11-30,host=web1). With --shard-dir, each Parquet
-    /// table goes to SHARD_DIR/TABLE/KEY=VALUE/.../part-00000.parquet.
+    /// table goes to SHARD_DIR/TABLE/KEY=VALUE/.../part-00000.parquet, the
+    /// keys in name order whatever order they are given in.
     #[arg(long, value_name = "KEY=VALUE,...")]
     pub shard: Option<String>,
     /// The shared folder of the shards (see --shard; reports/SCHEMA.md).

@@ -58,6 +58,7 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     start_workers(config.threads);
     let (specs, skipped) = expand(config)?;
     outputs::check_ci_targets(config, &specs)?;
+    outputs::check_shard_layout(config)?;
     let progress = progress_for(config, &specs);
     let reading = Reading {
         format: config.format,

@@ -301,6 +301,19 @@ fn read_evidence(rep: &Report<'_>, redact: bool) -> HashMap<EvidenceKey, Shown> 
         .collect()
 }
 
+/// Refuses a `--shard-dir` that holds another layout along this shard's
+/// path (`Shard::layout_conflict`), before any input is read.
+pub(super) fn check_shard_layout(config: &crate::config::RunConfig) -> Result<()> {
+    if let Some(target) = &config.shard {
+        for stem in tables::TABLES {
+            if let Some(msg) = target.shard.layout_conflict(&target.dir, stem) {
+                bail!("{msg}");
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes the run's Parquet tables as one shard: `ROOT/TABLE/K=V/…/`
 /// [`shard::PART_FILE`], each through a hidden temporary file renamed
 /// into place, so an engine reading the folder meanwhile never sees half

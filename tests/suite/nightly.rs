@@ -271,6 +271,83 @@ print('files', files)
     assert_eq!(lines.next(), Some("files 18"), "6 tables × 3 partitions");
 }
 
+/// The folder layout does not depend on the order the keys are given in:
+/// levels are the keys in name order (reports/SCHEMA.md "Shards"); a
+/// folder already laid out otherwise is refused before anything is read.
+#[test]
+fn shard_keys_in_any_order_write_one_layout() {
+    let input = root().join("tests/data/cases/b04_server_answers_every_request_with_id_zero.log");
+    let base = out_dir("nightly_shard_order");
+    let shards = base.join("shards");
+    for spec in [
+        "host=web1,date=2026-11-30",
+        "date=2026-11-30,host=web1",
+        "host=web1, date=2026-11-30",
+    ] {
+        mcp_audit_ok(&[
+            input.to_str().unwrap(),
+            "--shard",
+            spec,
+            "--shard-dir",
+            shards.to_str().unwrap(),
+            "-q",
+        ]);
+    }
+    let mut tables: Vec<String> = std::fs::read_dir(&shards)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    tables.sort();
+    assert_eq!(
+        tables,
+        [
+            "batches",
+            "findings",
+            "latency",
+            "operations",
+            "pairs",
+            "sessions"
+        ]
+    );
+    for t in &tables {
+        // One folder per level, the part at date=…/host=….
+        let level1: Vec<_> = std::fs::read_dir(shards.join(t))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(level1, ["date=2026-11-30"], "{t}");
+        let leaf = shards.join(t).join("date=2026-11-30/host=web1");
+        let files: Vec<_> = std::fs::read_dir(&leaf)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(files, ["part-00000.parquet"], "{t}");
+    }
+    // A folder an older run laid out host first: refused, one line, exit 2,
+    // nothing written.
+    let old = base.join("old");
+    std::fs::create_dir_all(old.join("pairs/host=web1/date=2026-11-29")).unwrap();
+    let o = mcp_audit(&[
+        input.to_str().unwrap(),
+        "--shard",
+        "host=web1,date=2026-11-30",
+        "--shard-dir",
+        old.to_str().unwrap(),
+        "-q",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!(
+            "mcp-audit: --shard-dir {}: {} holds a partition folder host=web1 where --shard date=2026-11-30,host=web1 puts date=… folders (levels are the keys in name order: date, host); an engine cannot read two layouts as one table: move the other shards' folders or use another --shard-dir",
+            old.display(),
+            old.join("pairs").display()
+        )]
+    );
+    assert!(!old.join("sessions").exists() && !old.join("pairs/date=2026-11-30").exists());
+}
+
 #[test]
 fn bad_shard_values_are_one_line_and_exit_2() {
     let input = root().join("tests/data/cases/b04_server_answers_every_request_with_id_zero.log");
