@@ -615,3 +615,30 @@ fn batches_csv_has_a_row_per_json_array_and_the_terminal_says_so() {
         "batch counts sentence"
     );
 }
+
+#[test]
+fn a_log_rotated_mid_session_with_copytruncate_is_one_session() {
+    // tests/data/real4/rotation: a real server-everything session whose
+    // proxy log logrotate rotated (copytruncate) while call 3 (3 s) was
+    // pending; its request is in proxy.log.1, its progress and response in
+    // proxy.log. The client's record: 124 requests, 124 responses.
+    let dir = root().join("tests/data/real4/rotation");
+    let (code, err, s) = run(
+        "rotation-copytruncate",
+        &[
+            dir.join("proxy.log.1").to_str().unwrap(),
+            dir.join("proxy.log").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, "");
+    assert_eq!(s["totals"]["sessions"], 1);
+    assert_eq!(totals(&s), (124, 5, 124));
+    assert_eq!(s["totals"]["pairs"], 124);
+    let f = s["findings"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(
+        (f[0]["kind"].as_str(), f[0]["id"].as_i64()),
+        (Some("slow_tail"), Some(3))
+    );
+}
