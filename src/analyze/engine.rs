@@ -65,6 +65,10 @@ pub struct Req {
     /// (`HttpContext::time_unbounded`: a server request on a stream whose
     /// entry `time` closed at the headers): its latency is unknown.
     pub time_unbounded: bool,
+    /// Its time is the end of the HAR stream entry whose body carried it,
+    /// with no time of its own (no per-event record): an upper bound on
+    /// when it was sent, no more.
+    pub at_stream_end: bool,
     /// HAR entry of its POST.
     pub entry: Option<u64>,
     /// Where.
@@ -161,6 +165,7 @@ impl Req {
             response_lost: false,
             reply_gap: None,
             time_unbounded: false,
+            at_stream_end: false,
             entry: None,
             loc: crate::record::Location::default(),
             evidence: (0, 0),
@@ -1157,6 +1162,10 @@ impl Walker<'_> {
             response_lost,
             reply_gap: m.extra.as_ref().and_then(|e| e.capture_gap.clone()),
             time_unbounded: f.http.as_ref().is_some_and(|h| h.time_unbounded),
+            at_stream_end: f
+                .http
+                .as_ref()
+                .is_some_and(|h| h.stream && !h.is_request_body && f.ts == Some(h.end)),
             refused: f
                 .http
                 .as_ref()
@@ -1685,8 +1694,13 @@ impl Walker<'_> {
         {
             p.longest_silence = p.longest_silence.max(Some(b - a));
         }
+        // A server request stamped with the end of the stream that carried
+        // it, answered before that end: the capture bounds neither when it
+        // was sent nor its latency (FORMATS.md §4.2); it gets no time.
+        let untimed = q.at_stream_end && matches!((q.ts, f.ts), (Some(a), Some(b)) if b < a);
         // A time that is no bound (FORMATS.md §4.2) gives no latency.
-        let unbounded = q.time_unbounded || f.http.as_ref().is_some_and(|h| h.time_unbounded);
+        let unbounded =
+            untimed || q.time_unbounded || f.http.as_ref().is_some_and(|h| h.time_unbounded);
         let latency = match f.stated_latency {
             Some(l) => Some(l),
             None if unbounded => None,
@@ -1713,6 +1727,9 @@ impl Walker<'_> {
             p.notifications > 0 && p.longest_silence.is_some_and(|g| g <= self.cfg.timeout_us)
         });
         let q = &mut self.out.requests[ri];
+        if untimed {
+            q.ts = None;
+        }
         if !q.cancelled && !stream_end {
             q.latency = latency;
             q.latency_unknown = why;

@@ -107,6 +107,7 @@ real_in! {
     real4_browser_devtools_sanitized => "tests/data/real4/browser", "har_browser-devtools-sanitized__ts-streamable-open.har";
     real4_browser_chrome_har => "tests/data/real4/browser", "har_browser-chrome-har__ts-streamable-open.har";
     real4_browser_playwright_embed => "tests/data/real4/browser", "har_browser-playwright-embed__ts-streamable-open.har";
+    real4_browser_firefox => "tests/data/real4/browser", "har_browser-firefox__ts-streamable-open.har";
     real2_playwright_default => "tests/data/real2", "har_browser-playwright-default__ts-streamable-sse.har";
     real2_py1_raw_batches => "tests/data/real2", "x_har_py1-streamable__raw-batches.har";
     real3_sse_server_everything => "tests/data/real3", "sse_server-everything-post.curl-i.sse";

@@ -417,3 +417,52 @@ fn a_truncated_compressed_log_explains_its_missing_answers() {
         "tools/list 1 has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read"
     );
 }
+
+/// Firefox's own HAR (tests/data/real4/browser, scripts/rec_firefox.sh):
+/// the GET stream still open at export has `time` 0 and empty `timings`,
+/// yet its text holds the two events that came (the server's
+/// sampling/createMessage id 1 and a notification). No time bounds them:
+/// before, the sampling request got 1038 ms, from the GET's start to the
+/// page's answer (the server tap wrote it 129 ms before that answer). The
+/// server request id 0 rode the ask_llm POST stream (entry 14), answered by
+/// the POST of entry 15 at 05:39:23.334, before entry 14's end (23.343, the
+/// only time the HAR gives it): it has no request time either.
+#[test]
+fn firefox_open_stream_bounds_no_latency() {
+    let f = root().join("tests/data/real4/browser/har_browser-firefox__ts-streamable-open.har");
+    let dir = common::out_dir("firefox_open_stream");
+    let out = mcp_audit(&[f.to_str().unwrap(), "--out", dir.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(1), "id 900's documented fault");
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        s["inputs"][0]["gaps"],
+        json!({"time_unbounded": {"count": 1, "entries": [7]}})
+    );
+    assert_eq!(s["latency_ms"]["count"], 10);
+    assert_eq!(s["latency_ms"]["max"], 323.0);
+    assert_eq!(s["latency_ms"]["unknown"], json!({"time_unbounded": 2}));
+    let pairs = std::fs::read_to_string(dir.join("pairs.csv")).unwrap();
+    let s2c: Vec<&str> = pairs.lines().filter(|l| l.contains(",s2c,")).collect();
+    let sid = "44c7fd1c-d36f-4734-8267-f257c75ea918";
+    assert_eq!(
+        s2c,
+        vec![
+            format!(
+                "{sid},s2c,1,sampling/createMessage,2026-12-03T05:39:22.548000Z,2026-12-03T05:39:23.586000Z,,paired,,,,"
+            ),
+            format!("{sid},s2c,0,sampling/createMessage,,2026-12-03T05:39:23.334000Z,,paired,,,,"),
+        ]
+    );
+    let kinds: Vec<(String, String)> = findings(&s)
+        .into_iter()
+        .map(|(kind, severity, ..)| (kind, severity))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("missing_response".into(), "error".into()),
+            ("stream_closed_before_response".into(), "error".into()),
+        ]
+    );
+}

@@ -173,12 +173,20 @@ impl<'t> EntrySink<'t> {
         let times = self.times(i, started.0.as_deref(), time.0.as_ref(), timings.0.as_ref());
         // `receive` 0 (mitmproxy: no end of the response recorded) or
         // negative: `time` closed at the response headers (FORMATS.md §4.2).
-        let closed_at_headers = timings
+        let receive = timings
             .0
             .as_ref()
             .and_then(|t| t.receive.0.as_ref())
-            .and_then(Num::finite)
-            .is_some_and(|r| r <= 0.0);
+            .and_then(Num::finite);
+        let closed_at_headers = receive.is_some_and(|r| r <= 0.0);
+        // No `receive` and a `time` of 0 or none (Firefox: a stream still
+        // open at export, `timings` empty): the entry records no end at all.
+        let open_at_export = receive.is_none()
+            && time
+                .0
+                .as_ref()
+                .and_then(Num::finite)
+                .is_none_or(|t| t <= 0.0);
         let has_response = response.0.is_some();
         let resp = self.response(i, response.0);
         let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
@@ -274,7 +282,9 @@ impl<'t> EntrySink<'t> {
         // Such a `time` still bounds a stream of one message event (priming
         // events aside): it came with the headers (mitmproxy keeps such a
         // body itself and records no end). A longer stream went on after.
-        let unbounded = read.stream && closed_at_headers && read.frames.len() != 1;
+        // An entry open at export bounds none of its events, not even one.
+        let unbounded =
+            read.stream && (open_at_export || closed_at_headers && read.frames.len() != 1);
         let shared = Shared {
             unbounded,
             entry: i,

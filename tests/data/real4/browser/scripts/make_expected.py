@@ -60,7 +60,7 @@ def rebuild(params):
 
 
 def har_messages(har):
-    """(time_s, dir, msg, entry) in HAR processing order facts."""
+    """(time_s, dir, msg, entry, bounded) in HAR processing order facts."""
     out = []
     for i, e in enumerate(har["log"]["entries"]):
         r, resp = e["request"], e["response"]
@@ -70,7 +70,7 @@ def har_messages(har):
             body = json.loads(pd["text"]) if pd.get("text") else rebuild(pd.get("params") or [])
             if body is not None:
                 for m in body if isinstance(body, list) else [body]:
-                    out.append((t0, "c2s", m, i))
+                    out.append((t0, "c2s", m, i, True))
         c = resp.get("content") or {}
         if "event-stream" not in (c.get("mimeType") or ""):
             continue
@@ -79,6 +79,9 @@ def har_messages(har):
         # no arrival time: the event keeps the entry's end.
         hdr = t0 + (e["time"] - max(e["timings"].get("receive", 0), 0)) / 1000
         end = t0 + e["time"] / 1000
+        # Firefox writes a stream still open at export with `time` 0 and
+        # empty `timings`: no end, so its events have no time that bounds them.
+        open_at_export = "receive" not in e["timings"] and e["time"] <= 0
         # A record is at most the entry's end (records run up to 2 ms past it).
         es = [dict(m, time=min(m["time"], end) if m["time"] >= hdr - 5e-7 else None) for m in e.get("_eventSourceMessages") or []]
         if c.get("text"):
@@ -102,7 +105,7 @@ def har_messages(har):
                 nxt = evs[k][0]
         for t, data in evs:
             if data:
-                out.append((t, "s2c", json.loads(data), i))
+                out.append((t, "s2c", json.loads(data), i, not open_at_export))
     return out
 
 
@@ -114,7 +117,7 @@ def main(name, findings, notes):
     har = json.load(open(f"{D}/{name}"))
     msgs = har_messages(har)
     counts = {"requests": 0, "notifications": 0, "responses": 0, "batches": 0, "sessions": 1}
-    for _, _, m, _ in msgs:
+    for _, _, m, _, _ in msgs:
         counts[kind(m) + "s"] += 1
     # pairs and latencies: request frame time -> response frame time (HAR),
     # responses in time order.
@@ -123,18 +126,18 @@ def main(name, findings, notes):
     # server request before the POST answering it; its latency is then
     # unknown).
     order = sorted(msgs, key=lambda x: x[0])
-    reqs = {(d, json.dumps(m["id"])): t for t, d, m, _ in order if kind(m) == "request"}
+    reqs = {(d, json.dumps(m["id"])): (t, b) for t, d, m, _, b in order if kind(m) == "request"}
     pairs, lat, pos = [], [], 0
-    for t, d, m, i in order:
+    for t, d, m, i, b in order:
         if kind(m) != "response":
             continue
         key = ("s2c" if d == "c2s" else "c2s", json.dumps(m["id"]))
         if key in reqs:
-            t1 = reqs.pop(key)
+            t1, b1 = reqs.pop(key)
             pairs.append([m["id"], pos])
-            lat.append([m["id"], pos, None if t < t1 else round((t - t1) * 1000, 3)])
+            lat.append([m["id"], pos, None if t < t1 or not (b and b1) else round((t - t1) * 1000, 3)])
         pos += 1
-    rec = name.split("__")[0][len("har_browser-"):]  # devtools-sensitive, chrome-har, playwright-embed
+    rec = name.split("__")[0][len("har_browser-"):]  # devtools-sensitive, chrome-har, playwright-embed, firefox
     tag = "chromehar" if rec.startswith("chrome-har") else rec.split("-")[0]
     page = json.load(open(f"{D}/truth/{tag}.page_log.json"))
     c2s_truth = [x["msg"] for x in page if x.get("dir") == "c2s"]
