@@ -500,15 +500,17 @@ fn select(
         keep.extend(0..units.len());
         return keep;
     }
-    let in_session = |i: usize| sessions.of[i] == Some(si);
+    let mine: Vec<usize> = (0..records.len())
+        .filter(|&i| sessions.of[i] == Some(si))
+        .collect();
     let take = |i: usize, keep: &mut BTreeSet<usize>| keep.extend(owners[i].iter().copied());
-    for (i, r) in records.iter().enumerate() {
-        if matches!(r, Record::ProcessStart { .. }) && in_session(i) {
+    for &i in &mine {
+        if matches!(records[i], Record::ProcessStart { .. }) {
             take(i, &mut keep);
         }
     }
     if level >= Level::Session {
-        for i in (0..records.len()).filter(|&i| in_session(i)) {
+        for &i in &mine {
             take(i, &mut keep);
         }
         if level == Level::Context {
@@ -516,76 +518,107 @@ fn select(
         }
         return keep;
     }
-    // The finding's ids, the ids of the session's initialize requests, and
-    // the progress tokens of the requests that carry them.
-    let mut ids: HashSet<Id> = HashSet::new();
-    for f in wanted {
-        match &f.id {
-            FindingId::One(i) => {
-                ids.insert(i.clone());
-            }
-            FindingId::Batch(b) => ids.extend(b.iter().cloned()),
-        }
-        ids.extend(f.alt_ids.iter().cloned());
-    }
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        for m in messages(&records[i]) {
-            if m.kind == Kind::Request && m.method.as_deref() == Some("initialize") {
-                ids.insert(m.id.clone());
-            }
+    let links = Links::of(wanted, records, &mine);
+    for &i in &mine {
+        if let Record::Frame(fr) = &records[i]
+            && links.hold(fr, &records[i])
+        {
+            take(i, &mut keep);
         }
     }
-    ids.retain(naming);
-    let mut tokens: HashSet<Id> = HashSet::new();
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        for m in messages(&records[i]) {
-            if ids.contains(&m.id)
-                && let Some(t) = m.extra.as_ref().and_then(|e| e.progress_token.clone())
-            {
-                tokens.insert(t);
+    keep
+}
+
+/// What ties a frame of the session to the findings an extract of
+/// [`Level::Frames`] keeps.
+struct Links<'w> {
+    /// The findings' ids, the ids of the session's `initialize` requests
+    /// (only ids that name one exchange).
+    ids: HashSet<Id>,
+    /// The progress tokens of the requests that carry those ids.
+    tokens: HashSet<Id>,
+    /// The event ids of the replayed SSE events among the findings (the
+    /// event a replay repeats carries the same one).
+    event_ids: HashSet<&'w str>,
+    /// The findings' evidence ranges, `[start, end)`.
+    spans: Vec<(u64, u64)>,
+}
+
+impl<'w> Links<'w> {
+    /// The links of `wanted` in the session whose records are `mine`.
+    fn of(wanted: &[&'w Finding], records: &[Record], mine: &[usize]) -> Links<'w> {
+        let mut ids: HashSet<Id> = HashSet::new();
+        for f in wanted {
+            match &f.id {
+                FindingId::One(i) => {
+                    ids.insert(i.clone());
+                }
+                FindingId::Batch(b) => ids.extend(b.iter().cloned()),
+            }
+            ids.extend(f.alt_ids.iter().cloned());
+        }
+        for &i in mine {
+            for m in messages(&records[i]) {
+                if m.kind == Kind::Request && m.method.as_deref() == Some("initialize") {
+                    ids.insert(m.id.clone());
+                }
             }
         }
+        ids.retain(naming);
+        let mut tokens: HashSet<Id> = HashSet::new();
+        for &i in mine {
+            for m in messages(&records[i]) {
+                if ids.contains(&m.id)
+                    && let Some(t) = m.extra.as_ref().and_then(|e| e.progress_token.clone())
+                {
+                    tokens.insert(t);
+                }
+            }
+        }
+        let event_ids = wanted
+            .iter()
+            .filter(|f| f.kind == crate::analyze::FindingKind::SseReplayDuplicate)
+            .filter_map(|&f| match &f.id {
+                FindingId::One(Id::Str(s)) => Some(&**s),
+                _ => None,
+            })
+            .collect();
+        let spans = wanted
+            .iter()
+            .map(|f| (f.evidence.0, f.evidence.0 + u64::from(f.evidence.1)))
+            .collect();
+        Links {
+            ids,
+            tokens,
+            event_ids,
+            spans,
+        }
     }
-    // A replayed SSE event is named by its event id: the event it repeats
-    // carries the same one.
-    let event_ids: HashSet<&str> = wanted
-        .iter()
-        .filter(|f| f.kind == crate::analyze::FindingKind::SseReplayDuplicate)
-        .filter_map(|f| match &f.id {
-            FindingId::One(Id::Str(s)) => Some(&**s),
-            _ => None,
-        })
-        .collect();
-    let spans: Vec<(u64, u64)> = wanted
-        .iter()
-        .map(|f| (f.evidence.0, f.evidence.0 + u64::from(f.evidence.1)))
-        .collect();
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        let Record::Frame(fr) = &records[i] else {
-            continue;
-        };
+
+    /// Whether frame `fr` (record `r`) is kept: it overlaps a finding's
+    /// evidence, carries one of the ids (as its id, the id it cancels or
+    /// a progress token), or is an event a replay repeats.
+    fn hold(&self, fr: &crate::record::Frame, r: &Record) -> bool {
         let (a, b) = (fr.prov.offset, fr.prov.offset + u64::from(fr.prov.len));
-        let at_finding = spans
+        let at_finding = self
+            .spans
             .iter()
             .any(|&(s, e)| s == a || (s < b.max(a + 1) && a < e.max(s + 1)));
-        let linked = messages(&records[i]).iter().any(|m| {
-            ids.contains(&m.id)
+        let linked = messages(r).iter().any(|m| {
+            self.ids.contains(&m.id)
                 || m.extra.as_ref().is_some_and(|e| {
-                    e.cancel_id.as_ref().is_some_and(|c| ids.contains(c))
+                    e.cancel_id.as_ref().is_some_and(|c| self.ids.contains(c))
                         || e.progress_token
                             .as_ref()
-                            .is_some_and(|t| tokens.contains(t))
+                            .is_some_and(|t| self.tokens.contains(t))
                 })
         });
         let replayed = fr
             .event_id
             .as_ref()
-            .is_some_and(|e| event_ids.contains(&*e.id));
-        if at_finding || linked || replayed {
-            take(i, &mut keep);
-        }
+            .is_some_and(|e| self.event_ids.contains(&*e.id));
+        at_finding || linked || replayed
     }
-    keep
 }
 
 /// The input cut into units (see the module documentation).
