@@ -133,12 +133,7 @@ pub fn extract_request(a: &ExtractArgs) -> Result<crate::extract::Request, Strin
         input,
         target,
         out,
-        format: match a.format {
-            FormatArg::Auto => InputFormat::Auto,
-            FormatArg::Stdio => InputFormat::Stdio,
-            FormatArg::Har => InputFormat::Har,
-            FormatArg::Sse => InputFormat::Sse,
-        },
+        format: input_format(a.format),
         rules: analyze::Config {
             timeout_us: a.timeout,
             slow_us: a.slow,
@@ -403,59 +398,18 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
 
 /// Turns the parsed command line into a run's configuration, checking
 /// every flag first (in this order: `--threads`, `--slow-factor`,
-/// `--timeout`, `--shard`/`--shard-dir`). Nothing else happens here.
+/// `--timeout`, `--shard`/`--shard-dir`, `--fail-on-kind`/`--allow`, the
+/// report files, `--max-latency`). Nothing else happens here.
 pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     let args = match cli.command {
         Command::Analyze(args) => *args,
         Command::Diff(_) | Command::Extract(_) => return Err(UsageError::NotAnalyze),
     };
-    if let Some(n) = args.threads
-        && (n == 0 || n > MAX_THREADS)
-    {
-        return Err(UsageError::Threads);
-    }
-    if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
-        return Err(UsageError::SlowFactor);
-    }
-    if args.timeout <= 0 {
-        return Err(UsageError::Timeout);
-    }
+    check_numbers(&args)?;
     let shard = shard_arg(&args)?;
     let policy = policy_arg(&args)?;
-    let targets = [
-        ("--junit", &args.junit),
-        ("--sarif", &args.sarif),
-        ("--otlp", &args.otlp),
-        ("--otlp-metrics", &args.otlp_metrics),
-    ];
-    for (i, (a, pa)) in targets.iter().enumerate() {
-        for (b, pb) in &targets[i + 1..] {
-            if let (Some(x), Some(y)) = (pa, pb)
-                && x == y
-            {
-                return Err(UsageError::SameReportFile {
-                    a,
-                    b,
-                    path: x.display().to_string(),
-                });
-            }
-        }
-    }
-    let budgets = args
-        .max_latency
-        .iter()
-        .map(|t| LatencyBudget::parse(t, parse_duration_us))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(UsageError::Budget)?;
-    let mut budgets_seen = Vec::new();
-    let budgets: Vec<LatencyBudget> = budgets
-        .into_iter()
-        .filter(|b| {
-            let new = !budgets_seen.contains(b);
-            budgets_seen.push(b.clone());
-            new
-        })
-        .collect();
+    check_report_files(&args)?;
+    let budgets = budgets_arg(&args)?;
     let stdout = if args.quiet {
         Stdout::Quiet
     } else if args.json {
@@ -464,12 +418,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         Stdout::Summary
     };
     Ok(RunConfig {
-        format: match args.format {
-            FormatArg::Auto => InputFormat::Auto,
-            FormatArg::Stdio => InputFormat::Stdio,
-            FormatArg::Har => InputFormat::Har,
-            FormatArg::Sse => InputFormat::Sse,
-        },
+        format: input_format(args.format),
         per_input: args.per_input && args.out.is_some(),
         out: args.out,
         redact: !args.no_redact,
@@ -495,6 +444,78 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         otlp_metrics: args.otlp_metrics,
         inputs: args.inputs,
     })
+}
+
+/// `--format` as the readers take it.
+fn input_format(f: FormatArg) -> InputFormat {
+    match f {
+        FormatArg::Auto => InputFormat::Auto,
+        FormatArg::Stdio => InputFormat::Stdio,
+        FormatArg::Har => InputFormat::Har,
+        FormatArg::Sse => InputFormat::Sse,
+    }
+}
+
+/// `--threads` (1 to [`MAX_THREADS`]), `--slow-factor` (positive) and
+/// `--timeout` (longer than 0).
+fn check_numbers(args: &AnalyzeArgs) -> Result<(), UsageError> {
+    if let Some(n) = args.threads
+        && (n == 0 || n > MAX_THREADS)
+    {
+        return Err(UsageError::Threads);
+    }
+    if !(args.slow_factor.is_finite() && args.slow_factor > 0.0) {
+        return Err(UsageError::SlowFactor);
+    }
+    if args.timeout <= 0 {
+        return Err(UsageError::Timeout);
+    }
+    Ok(())
+}
+
+/// `--junit`, `--sarif`, `--otlp` and `--otlp-metrics`: no two name the
+/// same file.
+fn check_report_files(args: &AnalyzeArgs) -> Result<(), UsageError> {
+    let targets = [
+        ("--junit", &args.junit),
+        ("--sarif", &args.sarif),
+        ("--otlp", &args.otlp),
+        ("--otlp-metrics", &args.otlp_metrics),
+    ];
+    for (i, (a, pa)) in targets.iter().enumerate() {
+        for (b, pb) in &targets[i + 1..] {
+            if let (Some(x), Some(y)) = (pa, pb)
+                && x == y
+            {
+                return Err(UsageError::SameReportFile {
+                    a,
+                    b,
+                    path: x.display().to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--max-latency`: each budget parsed, a budget given twice kept once
+/// (in the order first given).
+fn budgets_arg(args: &AnalyzeArgs) -> Result<Vec<LatencyBudget>, UsageError> {
+    let budgets = args
+        .max_latency
+        .iter()
+        .map(|t| LatencyBudget::parse(t, parse_duration_us))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError::Budget)?;
+    let mut budgets_seen = Vec::new();
+    Ok(budgets
+        .into_iter()
+        .filter(|b| {
+            let new = !budgets_seen.contains(b);
+            budgets_seen.push(b.clone());
+            new
+        })
+        .collect())
 }
 
 /// `--fail-on` with `--fail-on-kind` and `--allow`: known kind names, none

@@ -454,8 +454,6 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64, min_latencies: u64) -> Diff
 /// The diff as text (`markdown`: a Markdown section to paste into a pull
 /// request). Captured strings are shown with control characters escaped.
 pub fn text(d: &Diff, markdown: bool) -> String {
-    let esc = |s: &str| crate::report::sanitize::escape_controls(s).into_owned();
-    let cell = |s: &str| esc(s).replace('|', "\\|");
     let mut o = String::new();
     let verdict = if d.regression {
         "REGRESSION"
@@ -467,6 +465,36 @@ pub fn text(d: &Diff, markdown: bool) -> String {
     } else {
         let _ = writeln!(o, "mcp-audit diff: {verdict}");
     }
+    kinds_text(&mut o, d, markdown);
+    latency_text(&mut o, d, markdown);
+    for (label, list) in [
+        ("inputs added", &d.inputs_added),
+        ("inputs gone", &d.inputs_gone),
+        ("sessions added", &d.sessions_added),
+        ("sessions gone", &d.sessions_gone),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = list.iter().take(10).map(|s| esc(s)).collect();
+        let more = if list.len() > 10 {
+            format!(" … and {} more", list.len() - 10)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(o, "{label} ({}): {}{more}", list.len(), shown.join(", "));
+    }
+    o
+}
+
+/// A captured string with control characters escaped.
+fn esc(s: &str) -> String {
+    crate::report::sanitize::escape_controls(s).into_owned()
+}
+
+/// [`text`]'s findings part: a line per kind that changed (a Markdown
+/// table).
+fn kinds_text(o: &mut String, d: &Diff, markdown: bool) {
     if d.kinds.is_empty() {
         let _ = writeln!(o, "findings: no kind changed");
     } else if markdown {
@@ -494,83 +522,73 @@ pub fn text(d: &Diff, markdown: bool) -> String {
             );
         }
     }
-    if !d.latency.is_empty() {
+}
+
+/// [`text`]'s latency part: p50 and p99 per method, old and new, and
+/// whether the change is a regression or was not judged (too few
+/// latencies); nothing when no method was compared.
+fn latency_text(o: &mut String, d: &Diff, markdown: bool) {
+    if d.latency.is_empty() {
+        return;
+    }
+    if markdown {
+        let _ = writeln!(
+            o,
+            "| method | p50 ms old → new | p99 ms old → new | p99 change | |\n|---|---:|---:|---:|---|"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "latency (p99 regression beyond {}%):",
+            d.p99_regression_pct
+        );
+    }
+    for l in &d.latency {
+        let few = l.counts.0.min(l.counts.1) < d.min_latencies;
         if markdown {
-            let _ = writeln!(
-                o,
-                "| method | p50 ms old → new | p99 ms old → new | p99 change | |\n|---|---:|---:|---:|---|"
-            );
-        } else {
-            let _ = writeln!(
-                o,
-                "latency (p99 regression beyond {}%):",
-                d.p99_regression_pct
-            );
-        }
-        for l in &d.latency {
             let mark = if l.regression {
                 "regression"
-            } else if l.counts.0.min(l.counts.1) < d.min_latencies {
+            } else if few {
                 "not judged (few latencies)"
             } else {
                 ""
             };
-            if markdown {
-                let _ = writeln!(
-                    o,
-                    "| `{}` | {} → {} | {} → {} | {:+}% | {mark} |",
-                    cell(&l.method),
-                    l.old.0,
-                    l.new.0,
-                    l.old.1,
-                    l.new.1,
-                    l.p99_change_pct
-                );
-            } else {
-                let _ = writeln!(
-                    o,
-                    "  {:<28} p50 {} -> {} ms, p99 {} -> {} ms ({:+}%){}",
-                    esc(&l.method),
-                    l.old.0,
-                    l.new.0,
-                    l.old.1,
-                    l.new.1,
-                    l.p99_change_pct,
-                    if l.regression {
-                        "  REGRESSION".to_string()
-                    } else if l.counts.0.min(l.counts.1) < d.min_latencies {
-                        format!(
-                            "  (over {} and {} latencies: not judged)",
-                            l.counts.0, l.counts.1
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-        }
-        if markdown {
-            o.push('\n');
-        }
-    }
-    for (label, list) in [
-        ("inputs added", &d.inputs_added),
-        ("inputs gone", &d.inputs_gone),
-        ("sessions added", &d.sessions_added),
-        ("sessions gone", &d.sessions_gone),
-    ] {
-        if list.is_empty() {
-            continue;
-        }
-        let shown: Vec<String> = list.iter().take(10).map(|s| esc(s)).collect();
-        let more = if list.len() > 10 {
-            format!(" … and {} more", list.len() - 10)
+            let _ = writeln!(
+                o,
+                "| `{}` | {} → {} | {} → {} | {:+}% | {mark} |",
+                esc(&l.method).replace('|', "\\|"),
+                l.old.0,
+                l.new.0,
+                l.old.1,
+                l.new.1,
+                l.p99_change_pct
+            );
         } else {
-            String::new()
-        };
-        let _ = writeln!(o, "{label} ({}): {}{more}", list.len(), shown.join(", "));
+            let _ = writeln!(
+                o,
+                "  {:<28} p50 {} -> {} ms, p99 {} -> {} ms ({:+}%){}",
+                esc(&l.method),
+                l.old.0,
+                l.new.0,
+                l.old.1,
+                l.new.1,
+                l.p99_change_pct,
+                if l.regression {
+                    "  REGRESSION".to_string()
+                } else if few {
+                    format!(
+                        "  (over {} and {} latencies: not judged)",
+                        l.counts.0, l.counts.1
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
-    o
+    if markdown {
+        o.push('\n');
+    }
 }
 
 #[cfg(test)]

@@ -136,31 +136,7 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
     let shown = req.input.display().to_string();
     check_paths(&req.input, &req.out)?;
     let file = crate::source::read(&req.input).map_err(|e| usage(format!("{e:#}")))?;
-    let detected = ingest::detect_format(&file.text);
-    let fmt = match (req.format, detected) {
-        (InputFormat::Har, _) => Format::Har,
-        (InputFormat::Sse, _) => Format::Sse,
-        (InputFormat::Stdio, d @ Format::Lines(_)) | (InputFormat::Auto, d) => d,
-        (InputFormat::Stdio, _) => Format::Unknown,
-    };
-    match fmt {
-        Format::Har | Format::Sse | Format::Lines(_) => {}
-        Format::Cassette | Format::InspectorHistory => {
-            return Err(usage(format!(
-                "{shown}: an {} is not extracted (extract writes HAR, raw SSE and line logs)",
-                if fmt == Format::Cassette {
-                    "mcp-recorder cassette"
-                } else {
-                    "MCP Inspector history export"
-                }
-            )));
-        }
-        _ => {
-            return Err(usage(format!(
-                "{shown}: no known capture format (mcp-audit analyze {shown} says why)"
-            )));
-        }
-    }
+    let fmt = format_of(req.format, &file.text, &shown)?;
     // The bytes as captured where the decoded text has their offsets (a
     // plain UTF-8 file: ANSI sequences, which the reader blanks, stay).
     let raw = raw_text(&req.input, &file.text);
@@ -169,7 +145,81 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
     let records = parsed.records.clone();
     let findings = analyse(&req.rules, &shown, file.bytes, parsed);
     let sessions = session_of_records(&records);
-    let (sess, wanted): (String, Vec<&Finding>) = match &req.target {
+    let (sess, wanted) = targeted(&req.target, &findings, &sessions, &shown)?;
+    let Some(si) = sessions.names.iter().position(|n| *n == sess) else {
+        return Err(usage(format!(
+            "{shown}: the finding's session {sess} holds no record"
+        )));
+    };
+    let mut units = Units::new(fmt, text).map_err(|e| usage(format!("{shown}: {e}")))?;
+    let owners = units.owners(&records);
+    let want_keys: Vec<_> = wanted.iter().map(|f| key_of(f, req.redact)).collect();
+    for level in levels(&req.target, fmt) {
+        let keep = select(level, si, &wanted, &records, &sessions, &owners, &units);
+        let out = units.write(text, &keep, req.redact);
+        let back = read_back(&req.rules, &shown, &out, fmt);
+        let back_keys: Vec<_> = back.iter().map(|f| key_of(f, req.redact)).collect();
+        let (found_as, missing) = match_keys(&want_keys, &back_keys);
+        if !missing.is_empty() && level != Level::Whole {
+            continue;
+        }
+        if let (false, Target::Finding(n)) = (missing.is_empty(), &req.target) {
+            return Err(usage(format!(
+                "{shown}: even the whole input, redacted, does not read back with finding {n}: {} (try --no-redact)",
+                show_key(&want_keys[0])
+            )));
+        }
+        std::fs::write(&req.out, out.as_bytes())
+            .map_err(|e| usage(format!("{}: cannot write: {e}", req.out.display())))?;
+        return Ok(Outcome {
+            level,
+            kept: (keep.len(), units.len()),
+            unit: units.unit_name(),
+            session: redact::redact(&sess).into_owned(),
+            wanted: want_keys.clone(),
+            found_as,
+            lost: missing.iter().map(|&i| want_keys[i].clone()).collect(),
+        });
+    }
+    // `levels` ends with `Whole`, which returns above.
+    Err(usage(format!("{shown}: nothing to extract")))
+}
+
+/// The format the input is read in (`--format`, else detected); only
+/// HAR, raw SSE and line logs are extracted.
+fn format_of(given: InputFormat, text: &str, shown: &str) -> Result<Format, ExtractError> {
+    let detected = ingest::detect_format(text);
+    let fmt = match (given, detected) {
+        (InputFormat::Har, _) => Format::Har,
+        (InputFormat::Sse, _) => Format::Sse,
+        (InputFormat::Stdio, d @ Format::Lines(_)) | (InputFormat::Auto, d) => d,
+        (InputFormat::Stdio, _) => Format::Unknown,
+    };
+    match fmt {
+        Format::Har | Format::Sse | Format::Lines(_) => Ok(fmt),
+        Format::Cassette | Format::InspectorHistory => Err(usage(format!(
+            "{shown}: an {} is not extracted (extract writes HAR, raw SSE and line logs)",
+            if fmt == Format::Cassette {
+                "mcp-recorder cassette"
+            } else {
+                "MCP Inspector history export"
+            }
+        ))),
+        _ => Err(usage(format!(
+            "{shown}: no known capture format (mcp-audit analyze {shown} says why)"
+        ))),
+    }
+}
+
+/// The session the target names (its name as captured) and the findings
+/// the extract must keep: finding `N`, or every finding of the session.
+fn targeted<'f>(
+    target: &Target,
+    findings: &'f [Finding],
+    sessions: &Sessions,
+    shown: &str,
+) -> Result<(String, Vec<&'f Finding>), ExtractError> {
+    match target {
         Target::Finding(n) => {
             let f = findings.get(n.wrapping_sub(1)).ok_or_else(|| {
                 usage(match findings.len() {
@@ -177,7 +227,7 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
                     c => format!("--finding {n}: {shown} has {c} findings (numbered 1 to {c}, as the rows of findings.csv after its header)"),
                 })
             })?;
-            (f.session.clone(), vec![f])
+            Ok((f.session.clone(), vec![f]))
         }
         Target::Session(given) => {
             // The name as the outputs show it (redacted) or as captured.
@@ -202,21 +252,19 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
                     "--session {given}: no such session in {shown} (its sessions: {list})"
                 )));
             };
-            (
+            Ok((
                 s.clone(),
                 findings.iter().filter(|f| f.session == *s).collect(),
-            )
+            ))
         }
-    };
-    let Some(si) = sessions.names.iter().position(|n| *n == sess) else {
-        return Err(usage(format!(
-            "{shown}: the finding's session {sess} holds no record"
-        )));
-    };
-    let mut units = Units::new(fmt, text).map_err(|e| usage(format!("{shown}: {e}")))?;
-    let owners = units.owners(&records);
-    let want_keys: Vec<_> = wanted.iter().map(|f| key_of(f, req.redact)).collect();
-    let first_level = match req.target {
+    }
+}
+
+/// The levels tried, in order: from the frames around a finding (the
+/// session for `--session`) up to the whole input; the context level only
+/// for a line log.
+fn levels(target: &Target, fmt: Format) -> Vec<Level> {
+    let first_level = match target {
         Target::Finding(_) => Level::Frames,
         Target::Session(_) => Level::Session,
     };
@@ -226,39 +274,7 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
     }
     levels.push(Level::Whole);
     levels.dedup();
-    for &level in &levels {
-        let keep = select(level, si, &wanted, &records, &sessions, &owners, &units);
-        let out = units.write(text, &keep, req.redact);
-        let back = read_back(&req.rules, &shown, &out, fmt);
-        let back_keys: Vec<_> = back.iter().map(|f| key_of(f, req.redact)).collect();
-        let (found_as, missing) = match_keys(&want_keys, &back_keys);
-        let done = missing.is_empty() || level == Level::Whole;
-        if done {
-            if !missing.is_empty() && matches!(req.target, Target::Finding(_)) {
-                return Err(usage(format!(
-                    "{shown}: even the whole input, redacted, does not read back with finding {}: {} (try --no-redact)",
-                    match req.target {
-                        Target::Finding(n) => n,
-                        Target::Session(_) => 0,
-                    },
-                    show_key(&want_keys[0])
-                )));
-            }
-            std::fs::write(&req.out, out.as_bytes())
-                .map_err(|e| usage(format!("{}: cannot write: {e}", req.out.display())))?;
-            return Ok(Outcome {
-                level,
-                kept: (keep.len(), units.len()),
-                unit: units.unit_name(),
-                session: redact::redact(&sess).into_owned(),
-                wanted: want_keys.clone(),
-                found_as,
-                lost: missing.iter().map(|&i| want_keys[i].clone()).collect(),
-            });
-        }
-    }
-    // `levels` ends with `Whole`, which returns above.
-    Err(usage(format!("{shown}: nothing to extract")))
+    levels
 }
 
 /// Refuses an output that is the input (same path or the same file by
@@ -484,15 +500,17 @@ fn select(
         keep.extend(0..units.len());
         return keep;
     }
-    let in_session = |i: usize| sessions.of[i] == Some(si);
+    let mine: Vec<usize> = (0..records.len())
+        .filter(|&i| sessions.of[i] == Some(si))
+        .collect();
     let take = |i: usize, keep: &mut BTreeSet<usize>| keep.extend(owners[i].iter().copied());
-    for (i, r) in records.iter().enumerate() {
-        if matches!(r, Record::ProcessStart { .. }) && in_session(i) {
+    for &i in &mine {
+        if matches!(records[i], Record::ProcessStart { .. }) {
             take(i, &mut keep);
         }
     }
     if level >= Level::Session {
-        for i in (0..records.len()).filter(|&i| in_session(i)) {
+        for &i in &mine {
             take(i, &mut keep);
         }
         if level == Level::Context {
@@ -500,76 +518,107 @@ fn select(
         }
         return keep;
     }
-    // The finding's ids, the ids of the session's initialize requests, and
-    // the progress tokens of the requests that carry them.
-    let mut ids: HashSet<Id> = HashSet::new();
-    for f in wanted {
-        match &f.id {
-            FindingId::One(i) => {
-                ids.insert(i.clone());
-            }
-            FindingId::Batch(b) => ids.extend(b.iter().cloned()),
-        }
-        ids.extend(f.alt_ids.iter().cloned());
-    }
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        for m in messages(&records[i]) {
-            if m.kind == Kind::Request && m.method.as_deref() == Some("initialize") {
-                ids.insert(m.id.clone());
-            }
+    let links = Links::of(wanted, records, &mine);
+    for &i in &mine {
+        if let Record::Frame(fr) = &records[i]
+            && links.hold(fr, &records[i])
+        {
+            take(i, &mut keep);
         }
     }
-    ids.retain(naming);
-    let mut tokens: HashSet<Id> = HashSet::new();
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        for m in messages(&records[i]) {
-            if ids.contains(&m.id)
-                && let Some(t) = m.extra.as_ref().and_then(|e| e.progress_token.clone())
-            {
-                tokens.insert(t);
+    keep
+}
+
+/// What ties a frame of the session to the findings an extract of
+/// [`Level::Frames`] keeps.
+struct Links<'w> {
+    /// The findings' ids, the ids of the session's `initialize` requests
+    /// (only ids that name one exchange).
+    ids: HashSet<Id>,
+    /// The progress tokens of the requests that carry those ids.
+    tokens: HashSet<Id>,
+    /// The event ids of the replayed SSE events among the findings (the
+    /// event a replay repeats carries the same one).
+    event_ids: HashSet<&'w str>,
+    /// The findings' evidence ranges, `[start, end)`.
+    spans: Vec<(u64, u64)>,
+}
+
+impl<'w> Links<'w> {
+    /// The links of `wanted` in the session whose records are `mine`.
+    fn of(wanted: &[&'w Finding], records: &[Record], mine: &[usize]) -> Links<'w> {
+        let mut ids: HashSet<Id> = HashSet::new();
+        for f in wanted {
+            match &f.id {
+                FindingId::One(i) => {
+                    ids.insert(i.clone());
+                }
+                FindingId::Batch(b) => ids.extend(b.iter().cloned()),
+            }
+            ids.extend(f.alt_ids.iter().cloned());
+        }
+        for &i in mine {
+            for m in messages(&records[i]) {
+                if m.kind == Kind::Request && m.method.as_deref() == Some("initialize") {
+                    ids.insert(m.id.clone());
+                }
             }
         }
+        ids.retain(naming);
+        let mut tokens: HashSet<Id> = HashSet::new();
+        for &i in mine {
+            for m in messages(&records[i]) {
+                if ids.contains(&m.id)
+                    && let Some(t) = m.extra.as_ref().and_then(|e| e.progress_token.clone())
+                {
+                    tokens.insert(t);
+                }
+            }
+        }
+        let event_ids = wanted
+            .iter()
+            .filter(|f| f.kind == crate::analyze::FindingKind::SseReplayDuplicate)
+            .filter_map(|&f| match &f.id {
+                FindingId::One(Id::Str(s)) => Some(&**s),
+                _ => None,
+            })
+            .collect();
+        let spans = wanted
+            .iter()
+            .map(|f| (f.evidence.0, f.evidence.0 + u64::from(f.evidence.1)))
+            .collect();
+        Links {
+            ids,
+            tokens,
+            event_ids,
+            spans,
+        }
     }
-    // A replayed SSE event is named by its event id: the event it repeats
-    // carries the same one.
-    let event_ids: HashSet<&str> = wanted
-        .iter()
-        .filter(|f| f.kind == crate::analyze::FindingKind::SseReplayDuplicate)
-        .filter_map(|f| match &f.id {
-            FindingId::One(Id::Str(s)) => Some(&**s),
-            _ => None,
-        })
-        .collect();
-    let spans: Vec<(u64, u64)> = wanted
-        .iter()
-        .map(|f| (f.evidence.0, f.evidence.0 + u64::from(f.evidence.1)))
-        .collect();
-    for i in (0..records.len()).filter(|&i| in_session(i)) {
-        let Record::Frame(fr) = &records[i] else {
-            continue;
-        };
+
+    /// Whether frame `fr` (record `r`) is kept: it overlaps a finding's
+    /// evidence, carries one of the ids (as its id, the id it cancels or
+    /// a progress token), or is an event a replay repeats.
+    fn hold(&self, fr: &crate::record::Frame, r: &Record) -> bool {
         let (a, b) = (fr.prov.offset, fr.prov.offset + u64::from(fr.prov.len));
-        let at_finding = spans
+        let at_finding = self
+            .spans
             .iter()
             .any(|&(s, e)| s == a || (s < b.max(a + 1) && a < e.max(s + 1)));
-        let linked = messages(&records[i]).iter().any(|m| {
-            ids.contains(&m.id)
+        let linked = messages(r).iter().any(|m| {
+            self.ids.contains(&m.id)
                 || m.extra.as_ref().is_some_and(|e| {
-                    e.cancel_id.as_ref().is_some_and(|c| ids.contains(c))
+                    e.cancel_id.as_ref().is_some_and(|c| self.ids.contains(c))
                         || e.progress_token
                             .as_ref()
-                            .is_some_and(|t| tokens.contains(t))
+                            .is_some_and(|t| self.tokens.contains(t))
                 })
         });
         let replayed = fr
             .event_id
             .as_ref()
-            .is_some_and(|e| event_ids.contains(&*e.id));
-        if at_finding || linked || replayed {
-            take(i, &mut keep);
-        }
+            .is_some_and(|e| self.event_ids.contains(&*e.id));
+        at_finding || linked || replayed
     }
-    keep
 }
 
 /// The input cut into units (see the module documentation).

@@ -165,6 +165,21 @@ pub struct GateResult {
 /// Latencies are the ones rule 10 counts (paired, not cancelled, both
 /// times bounded by the capture), per method over every session.
 pub fn evaluate(a: &Analysis, policy: &Policy, budgets: &[LatencyBudget]) -> Vec<GateResult> {
+    let mut out = kind_gates(a, policy);
+    if budgets.is_empty() {
+        return out;
+    }
+    let sorted: BTreeMap<&str, Sorted> = super::histogram::per_method(a)
+        .into_iter()
+        .filter_map(|(m, v)| Sorted::new(v).map(|s| (m, s)))
+        .collect();
+    out.extend(budgets.iter().map(|b| budget_gate(a, &sorted, b)));
+    out
+}
+
+/// The `--fail-on-kind` gates (failing on a finding of the kind that no
+/// capture gap explains), then the `--allow` ones (always passing).
+fn kind_gates(a: &Analysis, policy: &Policy) -> Vec<GateResult> {
     let mut out = Vec::new();
     let count = |k: FindingKind, gaps: bool| {
         a.findings
@@ -200,65 +215,67 @@ pub fn evaluate(a: &Analysis, policy: &Policy, budgets: &[LatencyBudget]) -> Vec
             method: None,
         });
     }
-    if budgets.is_empty() {
-        return out;
-    }
-    let sorted: BTreeMap<&str, Sorted> = super::histogram::per_method(a)
-        .into_iter()
-        .filter_map(|(m, v)| Sorted::new(v).map(|s| (m, s)))
-        .collect();
-    for b in budgets {
-        let limit_ms = b.limit_us as f64 / 1000.0;
-        // The worst method the budget covers (ties: the first by name).
-        let mut worst: Option<(&str, f64, usize)> = None;
-        for (m, s) in &sorted {
-            if b.method != "*" && *m != b.method {
-                continue;
-            }
-            let v = b.quantile.of(s);
-            if worst.is_none_or(|(_, w, _)| v > w) {
-                worst = Some((m, v, s.count()));
-            }
-        }
-        out.push(match worst {
-            Some((m, v, n)) => GateResult {
-                gate: b.name(),
-                passed: v <= limit_ms,
-                detail: format!(
-                    "{m} {} {} ms over {n} {}",
-                    b.quantile.as_str(),
-                    fmt_ms(v),
-                    if n == 1 { "latency" } else { "latencies" }
-                ),
-                findings: None,
-                value_ms: Some(v),
-                method: Some(m.to_string()),
-            },
-            None => GateResult {
-                gate: b.name(),
-                passed: true,
-                detail: if b.method == "*" {
-                    "no latency measured in the capture".to_string()
-                } else if a
-                    .sessions
-                    .iter()
-                    .flat_map(|s| s.requests.iter())
-                    .any(|q| q.method.as_deref() == Some(b.method.as_str()))
-                {
-                    format!("no latency of {} measured in the capture", b.method)
-                } else {
-                    format!(
-                        "no request of {} in the capture (is the method name right?): nothing to judge",
-                        b.method
-                    )
-                },
-                findings: None,
-                value_ms: None,
-                method: None,
-            },
-        });
-    }
     out
+}
+
+/// One `--max-latency` gate, judged on the worst method it covers (ties:
+/// the first by name) of `sorted`, each method's latencies; a budget
+/// that covers no measured method passes, saying why.
+fn budget_gate(a: &Analysis, sorted: &BTreeMap<&str, Sorted>, b: &LatencyBudget) -> GateResult {
+    let limit_ms = b.limit_us as f64 / 1000.0;
+    let mut worst: Option<(&str, f64, usize)> = None;
+    for (m, s) in sorted {
+        if b.method != "*" && *m != b.method {
+            continue;
+        }
+        let v = b.quantile.of(s);
+        if worst.is_none_or(|(_, w, _)| v > w) {
+            worst = Some((m, v, s.count()));
+        }
+    }
+    let Some((m, v, n)) = worst else {
+        return GateResult {
+            gate: b.name(),
+            passed: true,
+            detail: unmeasured(a, b),
+            findings: None,
+            value_ms: None,
+            method: None,
+        };
+    };
+    GateResult {
+        gate: b.name(),
+        passed: v <= limit_ms,
+        detail: format!(
+            "{m} {} {} ms over {n} {}",
+            b.quantile.as_str(),
+            fmt_ms(v),
+            if n == 1 { "latency" } else { "latencies" }
+        ),
+        findings: None,
+        value_ms: Some(v),
+        method: Some(m.to_string()),
+    }
+}
+
+/// Why a budget judged nothing: no latency at all, none of its method,
+/// or no request of its method (a misspelt name, most likely).
+fn unmeasured(a: &Analysis, b: &LatencyBudget) -> String {
+    if b.method == "*" {
+        "no latency measured in the capture".to_string()
+    } else if a
+        .sessions
+        .iter()
+        .flat_map(|s| s.requests.iter())
+        .any(|q| q.method.as_deref() == Some(b.method.as_str()))
+    {
+        format!("no latency of {} measured in the capture", b.method)
+    } else {
+        format!(
+            "no request of {} in the capture (is the method name right?): nothing to judge",
+            b.method
+        )
+    }
 }
 
 /// Milliseconds without a trailing `.0` (`2000`, `12.5`).

@@ -60,59 +60,10 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     outputs::check_ci_targets(config, &specs)?;
     outputs::check_shard_layout(config)?;
     let progress = progress_for(config, &specs);
-    let reading = Reading {
-        format: config.format,
-        cfg: &config.rules,
-        block_bytes: config.block_bytes,
-        progress: &progress,
-    };
-    let mut loaded: Vec<Loaded> = specs
-        .par_iter()
-        .enumerate()
-        .map(|(i, s)| load::load(s, i, &reading))
-        .collect();
-    progress.stage("analysing");
-    for l in &mut loaded {
-        redact_errors(l, config.redact);
-        print_errors(&l.info, &progress);
-    }
-    let groups = specs
-        .iter()
-        .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
-        .collect();
-    let printed: Vec<usize> = loaded.iter().map(|l| l.info.errors.len()).collect();
-    let mut run = analyze_loaded(
-        &config.rules,
-        config.redact,
-        loaded,
-        groups,
-        config.otlp.is_some() || config.otlp_metrics.is_some(),
-    );
-    for (info, &n) in run.infos.iter().zip(&printed) {
-        // Problems the analysis met (a member twice), after the readers'.
-        if info.errors.len() > n {
-            let later = InputInfo {
-                errors: info.errors[n..].to_vec(),
-                ..info.clone()
-            };
-            print_errors(&later, &progress);
-        }
-    }
+    let mut run = load_and_analyze(config, &specs, &progress);
     run.skipped = skipped;
     let gates = analyze::gates::evaluate(&run.analysis, &config.policy, &config.budgets);
-    for g in gates
-        .iter()
-        .filter(|g| g.gate.starts_with("max-latency") && g.value_ms.is_none())
-    {
-        // A budget that judged nothing passes; a CI job is told why.
-        progress.suspend(|| {
-            eprintln!(
-                "mcp-audit: warning: {}: {}",
-                report::terminal::sanitize(&g.gate, 200),
-                report::terminal::sanitize(&g.detail, 300)
-            )
-        });
-    }
+    warn_unjudged_budgets(&gates, &progress);
     let rep = run.report().with_gates(&gates);
     progress.stage("writing");
     if let Some(dir) = &config.out {
@@ -135,6 +86,67 @@ pub fn run(config: &RunConfig) -> Result<u8> {
         return Ok(2);
     }
     Ok(if failing { 1 } else { 0 })
+}
+
+/// Loads every input (in parallel), prints each one's error lines (the
+/// readers' first, then those the analysis met), and analyses them.
+fn load_and_analyze(config: &RunConfig, specs: &[InputSpec], progress: &Progress) -> Run {
+    let reading = Reading {
+        format: config.format,
+        cfg: &config.rules,
+        block_bytes: config.block_bytes,
+        progress,
+    };
+    let mut loaded: Vec<Loaded> = specs
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| load::load(s, i, &reading))
+        .collect();
+    progress.stage("analysing");
+    for l in &mut loaded {
+        redact_errors(l, config.redact);
+        print_errors(&l.info, progress);
+    }
+    let groups = specs
+        .iter()
+        .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
+        .collect();
+    let printed: Vec<usize> = loaded.iter().map(|l| l.info.errors.len()).collect();
+    let run = analyze_loaded(
+        &config.rules,
+        config.redact,
+        loaded,
+        groups,
+        config.otlp.is_some() || config.otlp_metrics.is_some(),
+    );
+    for (info, &n) in run.infos.iter().zip(&printed) {
+        // Problems the analysis met (a member twice), after the readers'.
+        if info.errors.len() > n {
+            let later = InputInfo {
+                errors: info.errors[n..].to_vec(),
+                ..info.clone()
+            };
+            print_errors(&later, progress);
+        }
+    }
+    run
+}
+
+/// A `--max-latency` budget that judged nothing passes; a CI job is told
+/// why, on stderr.
+fn warn_unjudged_budgets(gates: &[analyze::gates::GateResult], progress: &Progress) {
+    for g in gates
+        .iter()
+        .filter(|g| g.gate.starts_with("max-latency") && g.value_ms.is_none())
+    {
+        progress.suspend(|| {
+            eprintln!(
+                "mcp-audit: warning: {}: {}",
+                report::terminal::sanitize(&g.gate, 200),
+                report::terminal::sanitize(&g.detail, 300)
+            )
+        });
+    }
 }
 
 /// Sets up the workers: one malloc arena per worker, set before any

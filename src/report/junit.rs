@@ -64,6 +64,216 @@ fn x(s: &str) -> String {
     esc(&escape_controls(s)).into_owned()
 }
 
+/// One `<testsuite>` of findings: its name, its file, and its findings
+/// per kind.
+struct Suite<'r> {
+    name: String,
+    file: String,
+    found: BTreeMap<FindingKind, Vec<&'r Finding>>,
+}
+
+impl Junit<'_> {
+    /// The suites in order: sessions as the summary lists them (or
+    /// inputs), each with its findings per kind; a finding of a session
+    /// without a summary row gets its own suite after them.
+    fn suites<'r>(&self, r: &'r Report<'_>) -> Vec<Suite<'r>> {
+        let mut suites: Vec<Suite<'r>> = Vec::new();
+        let mut index: BTreeMap<(String, usize), usize> = BTreeMap::new();
+        let suite = |name: String, file: String| Suite {
+            name,
+            file,
+            found: BTreeMap::new(),
+        };
+        if self.per_input {
+            for (i, info) in r.inputs.iter().enumerate() {
+                index.insert((String::new(), i), suites.len());
+                suites.push(suite(info.file.clone(), info.file.clone()));
+            }
+        } else {
+            for s in &r.sessions {
+                index.insert((s.name.clone(), s.input), suites.len());
+                suites.push(suite(
+                    suite_name(&s.name, r.file(s.input)),
+                    r.file(s.input).to_string(),
+                ));
+            }
+        }
+        for f in &r.analysis.findings {
+            let key = if self.per_input {
+                (String::new(), f.input)
+            } else {
+                (f.session.clone(), f.input)
+            };
+            let at = *index.entry(key).or_insert_with(|| {
+                suites.push(suite(
+                    suite_name(&f.session, r.file(f.input)),
+                    r.file(f.input).to_string(),
+                ));
+                suites.len() - 1
+            });
+            suites[at].found.entry(f.kind).or_default().push(f);
+        }
+        suites
+    }
+
+    /// How many of a suite's test cases fail.
+    fn failing(&self, s: &Suite<'_>) -> usize {
+        s.found
+            .values()
+            .filter(|v| v.iter().any(|f| self.policy.fails(f)))
+            .count()
+    }
+
+    /// One suite: a test case per finding kind of the catalogue.
+    fn write_suite(&self, r: &Report<'_>, s: &Suite<'_>, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(
+            out,
+            r#"  <testsuite name="{}" tests="{}" failures="{}" errors="0" skipped="0">"#,
+            x(&s.name),
+            FindingKind::ALL.len(),
+            self.failing(s)
+        )?;
+        writeln!(
+            out,
+            r#"    <properties><property name="file" value="{}"/></properties>"#,
+            x(&s.file)
+        )?;
+        for &k in FindingKind::ALL {
+            let list = s.found.get(&k).map_or(&[][..], Vec::as_slice);
+            write!(
+                out,
+                r#"    <testcase classname="{}" name="{}" file="{}""#,
+                x(&s.name),
+                k.name(),
+                x(&s.file)
+            )?;
+            if list.is_empty() {
+                writeln!(out, "/>")?;
+                continue;
+            }
+            writeln!(out, ">")?;
+            self.write_case_body(r, k, list, out)?;
+            writeln!(out, "    </testcase>")?;
+        }
+        writeln!(out, "  </testsuite>")
+    }
+
+    /// A test case's findings (the first [`LISTED`], then a count): a
+    /// `<failure>` naming the first failing one when one fails the run,
+    /// else its `<system-out>`.
+    fn write_case_body(
+        &self,
+        r: &Report<'_>,
+        k: FindingKind,
+        list: &[&Finding],
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mut body = String::new();
+        for f in list.iter().take(LISTED) {
+            let _ = writeln!(
+                body,
+                "{} [{}] {}",
+                escape_controls(&place(r, f)),
+                f.severity().as_str(),
+                escape_controls(&f.detail)
+            );
+        }
+        if list.len() > LISTED {
+            let _ = writeln!(body, "… and {} more", list.len() - LISTED);
+        }
+        match list.iter().find(|f| self.policy.fails(f)) {
+            Some(first) => {
+                let msg = format!(
+                    "{} finding(s); first at {}: {}",
+                    list.len(),
+                    place(r, first),
+                    first.detail
+                );
+                writeln!(
+                    out,
+                    r#"      <failure type="{}" message="{}">{}</failure>"#,
+                    k.name(),
+                    x(&msg),
+                    esc(&body)
+                )
+            }
+            None => writeln!(out, "      <system-out>{}</system-out>", esc(&body)),
+        }
+    }
+}
+
+/// Inputs that could not be read (the run exits 2), each with its fatal
+/// problems, one escaped line each.
+fn broken_inputs<'r>(r: &'r Report<'_>) -> Vec<(&'r str, String)> {
+    r.inputs
+        .iter()
+        .filter_map(|i| {
+            let lines: Vec<String> = i
+                .errors
+                .iter()
+                .filter(|d| d.fatal)
+                .map(|d| escape_controls(&d.to_string()).into_owned())
+                .collect();
+            (!lines.is_empty()).then(|| (i.file.as_str(), lines.join("\n")))
+        })
+        .collect()
+}
+
+/// The suite `inputs`: an `<error>` per input that could not be read, so
+/// a CI page never shows green for a run that analysed nothing.
+fn write_inputs_suite(broken: &[(&str, String)], out: &mut dyn Write) -> io::Result<()> {
+    if broken.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        r#"  <testsuite name="inputs" tests="{n}" failures="0" errors="{n}" skipped="0">"#,
+        n = broken.len()
+    )?;
+    for (file, lines) in broken {
+        let first = lines.lines().next().unwrap_or("");
+        writeln!(
+            out,
+            r#"    <testcase classname="inputs" name="{}" file="{}"><error type="unreadable_input" message="{}">{}</error></testcase>"#,
+            x(file),
+            x(file),
+            x(first),
+            esc(lines)
+        )?;
+    }
+    writeln!(out, "  </testsuite>")
+}
+
+/// The suite `gates`: a test case per gate, failing where it failed.
+fn write_gates_suite(r: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
+    if r.gates.is_empty() {
+        return Ok(());
+    }
+    let failed = r.gates.iter().filter(|g| !g.passed).count();
+    writeln!(
+        out,
+        r#"  <testsuite name="gates" tests="{}" failures="{failed}" errors="0" skipped="0">"#,
+        r.gates.len()
+    )?;
+    for g in r.gates {
+        write!(
+            out,
+            r#"    <testcase classname="gates" name="{}""#,
+            x(&g.gate)
+        )?;
+        if g.passed {
+            writeln!(out, "><system-out>{}</system-out></testcase>", x(&g.detail))?;
+        } else {
+            writeln!(
+                out,
+                r#"><failure type="gate" message="{}"/></testcase>"#,
+                x(&g.detail)
+            )?;
+        }
+    }
+    writeln!(out, "  </testsuite>")
+}
+
 impl Render for Junit<'_> {
     fn render(
         &self,
@@ -71,189 +281,22 @@ impl Render for Junit<'_> {
         out: &mut (dyn Write + Send),
         _: &RenderOptions<'_>,
     ) -> io::Result<()> {
-        // Suites in order: sessions as the summary lists them (or inputs),
-        // each with its findings per kind.
-        let mut suites: Vec<(String, String)> = Vec::new();
-        let mut index: BTreeMap<(String, usize), usize> = BTreeMap::new();
-        if self.per_input {
-            for (i, info) in r.inputs.iter().enumerate() {
-                index.insert((String::new(), i), suites.len());
-                suites.push((info.file.clone(), info.file.clone()));
-            }
-        } else {
-            for s in &r.sessions {
-                index.insert((s.name.clone(), s.input), suites.len());
-                suites.push((
-                    suite_name(&s.name, r.file(s.input)),
-                    r.file(s.input).to_string(),
-                ));
-            }
-        }
-        let mut found: Vec<BTreeMap<FindingKind, Vec<&Finding>>> =
-            vec![BTreeMap::new(); suites.len()];
-        for f in &r.analysis.findings {
-            let key = if self.per_input {
-                (String::new(), f.input)
-            } else {
-                (f.session.clone(), f.input)
-            };
-            let at = match index.get(&key) {
-                Some(&i) => i,
-                None => {
-                    // A finding of a session without a summary row: its own suite.
-                    index.insert(key, suites.len());
-                    suites.push((
-                        suite_name(&f.session, r.file(f.input)),
-                        r.file(f.input).to_string(),
-                    ));
-                    found.push(BTreeMap::new());
-                    suites.len() - 1
-                }
-            };
-            found[at].entry(f.kind).or_default().push(f);
-        }
-        let kinds = FindingKind::ALL.len();
-        let failing = |by: &BTreeMap<FindingKind, Vec<&Finding>>| {
-            by.values()
-                .filter(|v| v.iter().any(|f| self.policy.fails(f)))
-                .count()
-        };
-        let total_fail: usize =
-            found.iter().map(failing).sum::<usize>() + r.gates.iter().filter(|g| !g.passed).count();
-        let broken_n = r
-            .inputs
-            .iter()
-            .filter(|i| i.errors.iter().any(|d| d.fatal))
-            .count();
-        let total = suites.len() * kinds + r.gates.len() + broken_n;
+        let suites = self.suites(r);
+        let broken = broken_inputs(r);
+        let total_fail: usize = suites.iter().map(|s| self.failing(s)).sum::<usize>()
+            + r.gates.iter().filter(|g| !g.passed).count();
+        let total = suites.len() * FindingKind::ALL.len() + r.gates.len() + broken.len();
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
         writeln!(
             out,
-            r#"<testsuites name="mcp-audit" tests="{total}" failures="{total_fail}" errors="{broken_n}">"#
+            r#"<testsuites name="mcp-audit" tests="{total}" failures="{total_fail}" errors="{}">"#,
+            broken.len()
         )?;
-        for ((name, file), by) in suites.iter().zip(&found) {
-            writeln!(
-                out,
-                r#"  <testsuite name="{}" tests="{kinds}" failures="{}" errors="0" skipped="0">"#,
-                x(name),
-                failing(by)
-            )?;
-            writeln!(
-                out,
-                r#"    <properties><property name="file" value="{}"/></properties>"#,
-                x(file)
-            )?;
-            for &k in FindingKind::ALL {
-                let list = by.get(&k).map_or(&[][..], Vec::as_slice);
-                let fails = list.iter().any(|f| self.policy.fails(f));
-                write!(
-                    out,
-                    r#"    <testcase classname="{}" name="{}" file="{}""#,
-                    x(name),
-                    k.name(),
-                    x(file)
-                )?;
-                if list.is_empty() {
-                    writeln!(out, "/>")?;
-                    continue;
-                }
-                writeln!(out, ">")?;
-                let mut body = String::new();
-                for f in list.iter().take(LISTED) {
-                    let _ = writeln!(
-                        body,
-                        "{} [{}] {}",
-                        escape_controls(&place(r, f)),
-                        f.severity().as_str(),
-                        escape_controls(&f.detail)
-                    );
-                }
-                if list.len() > LISTED {
-                    let _ = writeln!(body, "… and {} more", list.len() - LISTED);
-                }
-                if fails {
-                    let first = list.iter().find(|f| self.policy.fails(f)).copied();
-                    let msg = first.map_or(String::new(), |f| {
-                        format!(
-                            "{} finding(s); first at {}: {}",
-                            list.len(),
-                            place(r, f),
-                            f.detail
-                        )
-                    });
-                    writeln!(
-                        out,
-                        r#"      <failure type="{}" message="{}">{}</failure>"#,
-                        k.name(),
-                        x(&msg),
-                        esc(&body)
-                    )?;
-                } else {
-                    writeln!(out, "      <system-out>{}</system-out>", esc(&body))?;
-                }
-                writeln!(out, "    </testcase>")?;
-            }
-            writeln!(out, "  </testsuite>")?;
+        for s in &suites {
+            self.write_suite(r, s, out)?;
         }
-        // Inputs that could not be read (the run exits 2): errors, so a CI
-        // page never shows green for a run that analysed nothing.
-        let broken: Vec<(&str, String)> = r
-            .inputs
-            .iter()
-            .filter_map(|i| {
-                let lines: Vec<String> = i
-                    .errors
-                    .iter()
-                    .filter(|d| d.fatal)
-                    .map(|d| escape_controls(&d.to_string()).into_owned())
-                    .collect();
-                (!lines.is_empty()).then(|| (i.file.as_str(), lines.join("\n")))
-            })
-            .collect();
-        if !broken.is_empty() {
-            writeln!(
-                out,
-                r#"  <testsuite name="inputs" tests="{n}" failures="0" errors="{n}" skipped="0">"#,
-                n = broken.len()
-            )?;
-            for (file, lines) in &broken {
-                let first = lines.lines().next().unwrap_or("");
-                writeln!(
-                    out,
-                    r#"    <testcase classname="inputs" name="{}" file="{}"><error type="unreadable_input" message="{}">{}</error></testcase>"#,
-                    x(file),
-                    x(file),
-                    x(first),
-                    esc(lines)
-                )?;
-            }
-            writeln!(out, "  </testsuite>")?;
-        }
-        if !r.gates.is_empty() {
-            let failed = r.gates.iter().filter(|g| !g.passed).count();
-            writeln!(
-                out,
-                r#"  <testsuite name="gates" tests="{}" failures="{failed}" errors="0" skipped="0">"#,
-                r.gates.len()
-            )?;
-            for g in r.gates {
-                write!(
-                    out,
-                    r#"    <testcase classname="gates" name="{}""#,
-                    x(&g.gate)
-                )?;
-                if g.passed {
-                    writeln!(out, "><system-out>{}</system-out></testcase>", x(&g.detail))?;
-                } else {
-                    writeln!(
-                        out,
-                        r#"><failure type="gate" message="{}"/></testcase>"#,
-                        x(&g.detail)
-                    )?;
-                }
-            }
-            writeln!(out, "  </testsuite>")?;
-        }
+        write_inputs_suite(&broken, out)?;
+        write_gates_suite(r, out)?;
         writeln!(out, "</testsuites>")
     }
 }

@@ -69,7 +69,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::{Render, RenderOptions, Report, redact};
-use crate::analyze::{FindingId, PairStatus, SessionResult};
+use crate::analyze::{Finding, FindingId, PairStatus, Req, SessionResult};
 use crate::record::{Direction, Id, Kind, Member, Micros, Payload};
 
 /// Where a response was, kept per session while its frames are whole.
@@ -537,7 +537,7 @@ impl Otlp<'_> {
     /// Every session's line, and what was left out.
     pub fn lines(&self, rep: &Report<'_>) -> (Vec<Value>, Left) {
         let mut left = Left::default();
-        let mut by_session: HashMap<(usize, &str), Vec<&crate::analyze::Finding>> = HashMap::new();
+        let mut by_session: HashMap<(usize, &str), Vec<&Finding>> = HashMap::new();
         for f in &rep.analysis.findings {
             by_session
                 .entry((f.input, f.session.as_str()))
@@ -565,7 +565,7 @@ impl Otlp<'_> {
         &self,
         rep: &Report<'_>,
         s: &SessionResult,
-        findings: &[&crate::analyze::Finding],
+        findings: &[&Finding],
         batch_base: usize,
         left: &mut Left,
     ) -> Option<Value> {
@@ -574,20 +574,44 @@ impl Otlp<'_> {
         let file = rep.file(s.input);
         let trace = trace_id(file, &s.name);
         let root = span_id(&trace, None);
-        let times = s
-            .requests
-            .iter()
-            .flat_map(|q| [q.ts, q.response_ts, q.ts.zip(q.latency).map(|(t, l)| t + l)]);
-        let (start, end) = times
-            .flatten()
-            .fold(None, |acc: Option<(Micros, Micros)>, t| {
-                Some(acc.map_or((t, t), |(a, b)| (a.min(t), b.max(t))))
-            })
-            .or_else(|| {
-                left.untimed_sessions += 1;
-                None
-            })?;
-        let replies = self.replies.sessions.get(&(s.input, s.name.clone()));
+        let Some((start, end)) = window(s) else {
+            left.untimed_sessions += 1;
+            return None;
+        };
+        let w = SessionSpans {
+            otlp: self,
+            s,
+            format,
+            root,
+            trace,
+            start,
+            replies: self.replies.sessions.get(&(s.input, s.name.clone())),
+            common: self.common_attrs(s, format, dialect),
+            batch_base,
+        };
+        let (mut on_request, mut on_session) = place_findings(s, findings, start);
+        let mut root_events: Vec<(Micros, Value)> = Vec::new();
+        let mut spans = w.request_spans(&mut on_request, &mut on_session, &mut root_events, left);
+        root_events.extend(
+            on_session
+                .into_iter()
+                .map(|(t, f)| (t, finding_event(t, f))),
+        );
+        root_events.sort_by_key(|(t, _)| *t);
+        spans.insert(0, w.root_span(file, end, root_events));
+        Some(json!({"resourceSpans": [{
+            "resource": {"attributes": self.resource(s)},
+            "scopeSpans": [{
+                "scope": {"name": "mcp-audit", "version": env!("CARGO_PKG_VERSION")},
+                "spans": spans,
+            }],
+        }]}))
+    }
+
+    /// The attributes every span of a session carries: its transport (as
+    /// its first request's excerpt shows it), `mcp.session.id` and
+    /// `mcp.protocol.version`.
+    fn common_attrs(&self, s: &SessionResult, format: &str, dialect: &str) -> Vec<Value> {
         let first_ex = s
             .requests
             .first()
@@ -599,261 +623,12 @@ impl Otlp<'_> {
         if let Some(v) = &s.revision {
             common.push(attr_s("mcp.protocol.version", &self.text(v)));
         }
-        // Which finding points at which request: same direction and id,
-        // and the request's place (the last of several: one frame that
-        // repeats an id is reported at the repeat); else the only request
-        // with that id.
-        let mut on_request: HashMap<usize, Vec<&crate::analyze::Finding>> = HashMap::new();
-        let mut on_session: Vec<(Micros, &crate::analyze::Finding)> = Vec::new();
-        // Timed places of the session's requests and batches, for the
-        // findings that point at neither.
-        let mut places: Vec<(u32, crate::record::Location, (u64, u32), Micros)> = s
-            .requests
-            .iter()
-            .filter_map(|q| Some((q.file, q.loc, q.evidence, q.ts?)))
-            .chain(
-                s.batches
-                    .iter()
-                    .filter(|b| b.size > 0)
-                    .filter_map(|b| Some((b.file, b.loc, b.evidence, b.ts?))),
-            )
-            .collect();
-        places.sort_by_key(|p| (p.0, p.1));
-        for f in findings {
-            let target = match (&f.id, f.direction) {
-                (FindingId::One(id), Some(d)) => {
-                    let same: Vec<usize> = s
-                        .requests
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, q)| q.direction == d && q.id.strict_eq(id))
-                        .map(|(i, _)| i)
-                        .collect();
-                    same.iter()
-                        .copied()
-                        .rfind(|&i| {
-                            let q = &s.requests[i];
-                            q.file == f.file && q.evidence == f.evidence
-                        })
-                        .or_else(|| (same.len() == 1).then(|| same[0]))
-                }
-                _ => None,
-            };
-            match target {
-                Some(i) => on_request.entry(i).or_default().push(f),
-                None => {
-                    // The time of what it points at, else of the last
-                    // request or batch before its place, else the start.
-                    let exact = places
-                        .iter()
-                        .find(|p| p.0 == f.file && p.2 == f.evidence)
-                        .or_else(|| places.iter().find(|p| p.0 == f.file && p.1 == f.location))
-                        .or_else(|| {
-                            places
-                                .iter()
-                                .rev()
-                                .find(|p| p.0 == f.file && p.1 <= f.location)
-                        });
-                    on_session.push((exact.map_or(start, |p| p.3), f));
-                }
-            }
-        }
-        let mut spans = Vec::new();
-        let mut root_events: Vec<(Micros, Value)> = Vec::new();
-        let mut taken: HashMap<(Direction, Id), Vec<bool>> = HashMap::new();
-        let mut seen_in: HashMap<(u32, u64, u32, String), usize> = HashMap::new();
-        for (i, q) in s.requests.iter().enumerate() {
-            let Some(ts) = q.ts else {
-                left.untimed_requests += 1;
-                for f in on_request.remove(&i).unwrap_or_default() {
-                    on_session.push((start, f));
-                }
-                continue;
-            };
-            // The request itself, found again in its evidence: the k-th
-            // request with its id there (a batch may repeat an id).
-            let ex = self.excerpt(q.file, q.evidence);
-            let k = seen_in
-                .entry((q.file, q.evidence.0, q.evidence.1, q.id.json_text()))
-                .or_insert(0);
-            let msg = ex.and_then(|e| {
-                e.msgs
-                    .iter()
-                    .filter(|m| !m.response && self.same_id(&m.id, &q.id))
-                    .nth(*k)
-            });
-            *k += 1;
-            // Its response, where the capture kept one.
-            let reply = if q.answered {
-                match replies {
-                    None => {
-                        // Only an error's message is then unknown.
-                        if q.error_code.is_some() {
-                            left.replies_unread += 1;
-                        }
-                        None
-                    }
-                    Some(m) => m.get(&(q.direction, q.id.clone())).and_then(|v| {
-                        let used = taken
-                            .entry((q.direction, q.id.clone()))
-                            .or_insert_with(|| vec![false; v.len()]);
-                        let j = (0..v.len())
-                            .find(|&j| {
-                                !used[j] && q.response_ts.is_some() && v[j].ts == q.response_ts
-                            })
-                            .or_else(|| (0..v.len()).find(|&j| !used[j]))?;
-                        used[j] = true;
-                        Some(v[j])
-                    }),
-                }
-            } else {
-                None
-            };
-            let reply_msg = reply.and_then(|r| {
-                self.excerpt(r.file, r.evidence)?
-                    .msgs
-                    .iter()
-                    .find(|m| m.response && self.same_id(&m.id, &q.id))
-            });
-            let method = q.method.as_deref();
-            let mut attrs = Vec::new();
-            let mut name = method.unwrap_or("(no method)").to_string();
-            if let Some(m) = method {
-                attrs.push(attr_s("mcp.method.name", m));
-            }
-            if let Some(id) = request_id(&q.id) {
-                attrs.push(attr_s("jsonrpc.request.id", &id));
-            }
-            let target = msg.and_then(|m| m.name.as_deref()).map(|n| self.text(n));
-            match (method, &target) {
-                (Some("tools/call"), Some(t)) => {
-                    attrs.push(attr_s("gen_ai.tool.name", t));
-                    attrs.push(attr_s("gen_ai.operation.name", "execute_tool"));
-                    name = format!("tools/call {t}");
-                }
-                (Some("prompts/get"), Some(t)) => {
-                    attrs.push(attr_s("gen_ai.prompt.name", t));
-                    name = format!("prompts/get {t}");
-                }
-                _ => {}
-            }
-            if let (
-                Some("resources/read" | "resources/subscribe" | "resources/unsubscribe"),
-                Some(u),
-            ) = (method, msg.and_then(|m| m.uri.as_deref()))
-            {
-                attrs.push(attr_s("mcp.resource.uri", &self.text(u)));
-            }
-            attrs.extend(common.iter().cloned());
-            if ex.is_some() && format == "har" {
-                // The entry's own HTTP version, not the first one's.
-                attrs.retain(|a| a["key"] != "network.protocol.version");
-                if let Some(v) = ex.and_then(|e| e.http_version.as_deref())
-                    && !ex.is_some_and(|e| e.websocket)
-                {
-                    attrs.push(attr_s("network.protocol.version", v));
-                }
-            }
-            let code = reply
-                .and_then(|r| r.code)
-                .or(reply_msg.and_then(|m| m.error_code))
-                .or(q.error_code.map(i64::from));
-            let mut status = json!({});
-            if let Some(c) = code {
-                attrs.push(attr_s("rpc.response.status_code", &c.to_string()));
-                attrs.push(attr_s("error.type", &c.to_string()));
-                status = json!({"code": 2});
-                if let Some(m) = reply_msg.and_then(|m| m.error_message.as_deref()) {
-                    status["message"] = json!(self.text(m));
-                }
-            } else if reply_msg.is_some_and(|m| m.is_error) || q.tool_error {
-                attrs.push(attr_s("error.type", "tool_error"));
-                status = json!({"code": 2});
-            }
-            let pair = q.status();
-            attrs.push(attr_s("mcp_audit.pair.status", pair.as_str()));
-            if let Some((b, p)) = q.batch {
-                let n = batch_base + b as usize + 1;
-                attrs.push(attr_i(
-                    "mcp_audit.batch",
-                    i64::try_from(n).unwrap_or(i64::MAX),
-                ));
-                attrs.push(attr_i("mcp_audit.batch.position", i64::from(p)));
-            }
-            if let Some(o) = q.op.and_then(|o| s.operations.get(o as usize)) {
-                // MRTR rounds, a task's polls, a listen (DESIGN.md rule 14).
-                attrs.push(attr_s("mcp_audit.operation", &o.key()));
-            }
-            let events: Vec<Value> = on_request
-                .remove(&i)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| finding_event(ts, f))
-                .collect();
-            let Some(lat) = q.latency else {
-                // No bound on its end: an event of the session span.
-                let why = q.latency_unknown.unwrap_or(match pair {
-                    PairStatus::Missing => "no_response",
-                    PairStatus::Cancelled => "cancelled",
-                    PairStatus::Invalid => "invalid_id",
-                    _ => "unknown",
-                });
-                attrs.push(attr_s("mcp_audit.latency.unknown", why));
-                root_events.push((
-                    ts,
-                    json!({"timeUnixNano": nanos(ts), "name": "mcp_audit.request",
-                           "attributes": attrs}),
-                ));
-                root_events.extend(events.into_iter().map(|e| (ts, e)));
-                continue;
-            };
-            let own = span_id(&trace, Some(i));
-            let mut span = json!({
-                "traceId": trace,
-                "spanId": own,
-                "parentSpanId": root,
-                "name": name,
-                "kind": 3,
-                "startTimeUnixNano": nanos(ts),
-                "endTimeUnixNano": nanos(ts + lat),
-                "attributes": attrs,
-                "events": events,
-                "status": status,
-            });
-            if let Some((t, p)) = msg
-                .and_then(|m| m.traceparent.as_deref())
-                .and_then(traceparent)
-            {
-                span["traceId"] = json!(t);
-                span["parentSpanId"] = json!(p);
-                span["links"] = json!([{"traceId": trace, "spanId": root,
-                    "attributes": [attr_s("mcp_audit.link", "session")]}]);
-            }
-            spans.push(span);
-        }
-        root_events.extend(
-            on_session
-                .into_iter()
-                .map(|(t, f)| (t, finding_event(t, f))),
-        );
-        root_events.sort_by_key(|(t, _)| *t);
-        let mut root_attrs = vec![
-            attr_s("mcp_audit.session", &s.name),
-            attr_s("mcp_audit.input", file),
-        ];
-        root_attrs.extend(common.iter().cloned());
-        let root_span = json!({
-            "traceId": trace,
-            "spanId": root,
-            "name": "mcp session",
-            "kind": 1,
-            "startTimeUnixNano": nanos(start),
-            "endTimeUnixNano": nanos(end),
-            "attributes": root_attrs,
-            "events": root_events.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
-            "status": {},
-        });
-        spans.insert(0, root_span);
+        common
+    }
+
+    /// The resource of a session's line: the server's name and version
+    /// as `initialize` gave them, else `unknown_service`.
+    fn resource(&self, s: &SessionResult) -> Vec<Value> {
         let mut resource = vec![];
         match &s.server {
             Some((n, v)) => {
@@ -864,18 +639,401 @@ impl Otlp<'_> {
             }
             None => resource.push(attr_s("service.name", "unknown_service")),
         }
-        Some(json!({"resourceSpans": [{
-            "resource": {"attributes": resource},
-            "scopeSpans": [{
-                "scope": {"name": "mcp-audit", "version": env!("CARGO_PKG_VERSION")},
-                "spans": spans,
-            }],
-        }]}))
+        resource
     }
 }
 
+/// The window in which the capture saw a session's requests and
+/// responses (µs); `None` when none of them has a time.
+fn window(s: &SessionResult) -> Option<(Micros, Micros)> {
+    let times = s
+        .requests
+        .iter()
+        .flat_map(|q| [q.ts, q.response_ts, q.ts.zip(q.latency).map(|(t, l)| t + l)]);
+    times
+        .flatten()
+        .fold(None, |acc: Option<(Micros, Micros)>, t| {
+            Some(acc.map_or((t, t), |(a, b)| (a.min(t), b.max(t))))
+        })
+}
+
+/// Findings by the request they point at (its index in the session).
+type OnRequest<'f> = HashMap<usize, Vec<&'f Finding>>;
+
+/// Findings of the session span, each with its time.
+type OnSession<'f> = Vec<(Micros, &'f Finding)>;
+
+/// A timed place of a request or batch: file id, location, evidence, time.
+type Place = (u32, crate::record::Location, (u64, u32), Micros);
+
+/// Which finding points at which request, and the others with the time
+/// of what they point at (else of the last request or batch before their
+/// place, else `start`).
+fn place_findings<'f>(
+    s: &SessionResult,
+    findings: &[&'f Finding],
+    start: Micros,
+) -> (OnRequest<'f>, OnSession<'f>) {
+    let mut on_request: OnRequest<'f> = HashMap::new();
+    let mut on_session: OnSession<'f> = Vec::new();
+    let places = places(s);
+    for &f in findings {
+        match finding_request(s, f) {
+            Some(i) => on_request.entry(i).or_default().push(f),
+            None => {
+                let exact = places
+                    .iter()
+                    .find(|p| p.0 == f.file && p.2 == f.evidence)
+                    .or_else(|| places.iter().find(|p| p.0 == f.file && p.1 == f.location))
+                    .or_else(|| {
+                        places
+                            .iter()
+                            .rev()
+                            .find(|p| p.0 == f.file && p.1 <= f.location)
+                    });
+                on_session.push((exact.map_or(start, |p| p.3), f));
+            }
+        }
+    }
+    (on_request, on_session)
+}
+
+/// Timed places of the session's requests and batches, in file and
+/// location order, for the findings that point at neither.
+fn places(s: &SessionResult) -> Vec<Place> {
+    let mut places: Vec<Place> = s
+        .requests
+        .iter()
+        .filter_map(|q| Some((q.file, q.loc, q.evidence, q.ts?)))
+        .chain(
+            s.batches
+                .iter()
+                .filter(|b| b.size > 0)
+                .filter_map(|b| Some((b.file, b.loc, b.evidence, b.ts?))),
+        )
+        .collect();
+    places.sort_by_key(|p| (p.0, p.1));
+    places
+}
+
+/// The request a finding points at: same direction and id, and the
+/// request's place (the last of several: one frame that repeats an id is
+/// reported at the repeat); else the only request with that id.
+fn finding_request(s: &SessionResult, f: &Finding) -> Option<usize> {
+    let (FindingId::One(id), Some(d)) = (&f.id, f.direction) else {
+        return None;
+    };
+    let same: Vec<usize> = s
+        .requests
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.direction == d && q.id.strict_eq(id))
+        .map(|(i, _)| i)
+        .collect();
+    same.iter()
+        .copied()
+        .rfind(|&i| {
+            let q = &s.requests[i];
+            q.file == f.file && q.evidence == f.evidence
+        })
+        .or_else(|| (same.len() == 1).then(|| same[0]))
+}
+
+/// One session's spans in the making: what they all share.
+struct SessionSpans<'a> {
+    otlp: &'a Otlp<'a>,
+    s: &'a SessionResult,
+    /// The input's format (`har`, `sse`, `stdio`).
+    format: &'a str,
+    trace: String,
+    /// The session span's id.
+    root: String,
+    /// The start of the session's window.
+    start: Micros,
+    /// The session's responses, where they were kept.
+    replies: Option<&'a SessionReplies>,
+    /// The attributes of [`Otlp::common_attrs`].
+    common: Vec<Value>,
+    /// Batches of the run's sessions before this one.
+    batch_base: usize,
+}
+
+/// Which of a session's responses are already some request's, and how
+/// many requests with an id each evidence range has given.
+#[derive(Default)]
+struct Matched {
+    taken: HashMap<(Direction, Id), Vec<bool>>,
+    seen_in: HashMap<(u32, u64, u32, String), usize>,
+}
+
+impl SessionSpans<'_> {
+    /// The span of every request whose latency the capture bounds; the
+    /// others, and their findings, go to `root_events` (the session
+    /// span's); the findings of a request with no time to `on_session`.
+    fn request_spans<'f>(
+        &self,
+        on_request: &mut OnRequest<'f>,
+        on_session: &mut OnSession<'f>,
+        root_events: &mut Vec<(Micros, Value)>,
+        left: &mut Left,
+    ) -> Vec<Value> {
+        let mut spans = Vec::new();
+        let mut matched = Matched::default();
+        for (i, q) in self.s.requests.iter().enumerate() {
+            let Some(ts) = q.ts else {
+                left.untimed_requests += 1;
+                for f in on_request.remove(&i).unwrap_or_default() {
+                    on_session.push((self.start, f));
+                }
+                continue;
+            };
+            let ex = self.otlp.excerpt(q.file, q.evidence);
+            let msg = self.request_msg(q, ex, &mut matched);
+            let reply = self.reply(q, &mut matched, left);
+            let reply_msg = reply.and_then(|r| {
+                self.otlp
+                    .excerpt(r.file, r.evidence)?
+                    .msgs
+                    .iter()
+                    .find(|m| m.response && self.otlp.same_id(&m.id, &q.id))
+            });
+            let (name, mut attrs) = self.request_attrs(q, msg, ex);
+            let status = self.status(q, reply, reply_msg, &mut attrs);
+            self.audit_attrs(q, &mut attrs);
+            let events: Vec<Value> = on_request
+                .remove(&i)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|f| finding_event(ts, f))
+                .collect();
+            let Some(lat) = q.latency else {
+                root_events.extend(unbounded(q, ts, attrs, events));
+                continue;
+            };
+            let mut span = json!({
+                "traceId": self.trace,
+                "spanId": span_id(&self.trace, Some(i)),
+                "parentSpanId": self.root,
+                "name": name,
+                "kind": 3,
+                "startTimeUnixNano": nanos(ts),
+                "endTimeUnixNano": nanos(ts + lat),
+                "attributes": attrs,
+                "events": events,
+                "status": status,
+            });
+            self.propagate(&mut span, msg);
+            spans.push(span);
+        }
+        spans
+    }
+
+    /// The request itself, found again in its evidence: the k-th request
+    /// with its id there (a batch may repeat an id).
+    fn request_msg<'e>(
+        &self,
+        q: &Req,
+        ex: Option<&'e Excerpt>,
+        matched: &mut Matched,
+    ) -> Option<&'e Msg> {
+        let k = matched
+            .seen_in
+            .entry((q.file, q.evidence.0, q.evidence.1, q.id.json_text()))
+            .or_insert(0);
+        let msg = ex.and_then(|e| {
+            e.msgs
+                .iter()
+                .filter(|m| !m.response && self.otlp.same_id(&m.id, &q.id))
+                .nth(*k)
+        });
+        *k += 1;
+        msg
+    }
+
+    /// The request's response, where the capture kept one: the first not
+    /// yet taken at the response's time, else the first not yet taken.
+    fn reply(&self, q: &Req, matched: &mut Matched, left: &mut Left) -> Option<Reply> {
+        if !q.answered {
+            return None;
+        }
+        let Some(m) = self.replies else {
+            // Only an error's message is then unknown.
+            if q.error_code.is_some() {
+                left.replies_unread += 1;
+            }
+            return None;
+        };
+        let v = m.get(&(q.direction, q.id.clone()))?;
+        let used = matched
+            .taken
+            .entry((q.direction, q.id.clone()))
+            .or_insert_with(|| vec![false; v.len()]);
+        let j = (0..v.len())
+            .find(|&j| !used[j] && q.response_ts.is_some() && v[j].ts == q.response_ts)
+            .or_else(|| (0..v.len()).find(|&j| !used[j]))?;
+        used[j] = true;
+        Some(v[j])
+    }
+
+    /// A request span's name and its conventions' attributes: method, id,
+    /// tool or prompt, resource, the session's common ones (a HAR entry's
+    /// own HTTP version).
+    fn request_attrs(
+        &self,
+        q: &Req,
+        msg: Option<&Msg>,
+        ex: Option<&Excerpt>,
+    ) -> (String, Vec<Value>) {
+        let method = q.method.as_deref();
+        let mut attrs = Vec::new();
+        let mut name = method.unwrap_or("(no method)").to_string();
+        if let Some(m) = method {
+            attrs.push(attr_s("mcp.method.name", m));
+        }
+        if let Some(id) = request_id(&q.id) {
+            attrs.push(attr_s("jsonrpc.request.id", &id));
+        }
+        let target = msg
+            .and_then(|m| m.name.as_deref())
+            .map(|n| self.otlp.text(n));
+        match (method, &target) {
+            (Some("tools/call"), Some(t)) => {
+                attrs.push(attr_s("gen_ai.tool.name", t));
+                attrs.push(attr_s("gen_ai.operation.name", "execute_tool"));
+                name = format!("tools/call {t}");
+            }
+            (Some("prompts/get"), Some(t)) => {
+                attrs.push(attr_s("gen_ai.prompt.name", t));
+                name = format!("prompts/get {t}");
+            }
+            _ => {}
+        }
+        if let (Some("resources/read" | "resources/subscribe" | "resources/unsubscribe"), Some(u)) =
+            (method, msg.and_then(|m| m.uri.as_deref()))
+        {
+            attrs.push(attr_s("mcp.resource.uri", &self.otlp.text(u)));
+        }
+        attrs.extend(self.common.iter().cloned());
+        if ex.is_some() && self.format == "har" {
+            // The entry's own HTTP version, not the first one's.
+            attrs.retain(|a| a["key"] != "network.protocol.version");
+            if let Some(v) = ex.and_then(|e| e.http_version.as_deref())
+                && !ex.is_some_and(|e| e.websocket)
+            {
+                attrs.push(attr_s("network.protocol.version", v));
+            }
+        }
+        (name, attrs)
+    }
+
+    /// The span's status, and its error attributes pushed to `attrs`: a
+    /// JSON-RPC error code (with the error's message where read again), or
+    /// a tool's `isError`.
+    fn status(
+        &self,
+        q: &Req,
+        reply: Option<Reply>,
+        reply_msg: Option<&Msg>,
+        attrs: &mut Vec<Value>,
+    ) -> Value {
+        let code = reply
+            .and_then(|r| r.code)
+            .or(reply_msg.and_then(|m| m.error_code))
+            .or(q.error_code.map(i64::from));
+        let mut status = json!({});
+        if let Some(c) = code {
+            attrs.push(attr_s("rpc.response.status_code", &c.to_string()));
+            attrs.push(attr_s("error.type", &c.to_string()));
+            status = json!({"code": 2});
+            if let Some(m) = reply_msg.and_then(|m| m.error_message.as_deref()) {
+                status["message"] = json!(self.otlp.text(m));
+            }
+        } else if reply_msg.is_some_and(|m| m.is_error) || q.tool_error {
+            attrs.push(attr_s("error.type", "tool_error"));
+            status = json!({"code": 2});
+        }
+        status
+    }
+
+    /// mcp-audit's own attributes of a request: its pair status, batch
+    /// (numbered over the run) and operation.
+    fn audit_attrs(&self, q: &Req, attrs: &mut Vec<Value>) {
+        attrs.push(attr_s("mcp_audit.pair.status", q.status().as_str()));
+        if let Some((b, p)) = q.batch {
+            let n = self.batch_base + b as usize + 1;
+            attrs.push(attr_i(
+                "mcp_audit.batch",
+                i64::try_from(n).unwrap_or(i64::MAX),
+            ));
+            attrs.push(attr_i("mcp_audit.batch.position", i64::from(p)));
+        }
+        if let Some(o) = q.op.and_then(|o| self.s.operations.get(o as usize)) {
+            // MRTR rounds, a task's polls, a listen (DESIGN.md rule 14).
+            attrs.push(attr_s("mcp_audit.operation", &o.key()));
+        }
+    }
+
+    /// A request that carries a W3C `traceparent` goes into that trace,
+    /// its parent the span that sent it, linked to its session span.
+    fn propagate(&self, span: &mut Value, msg: Option<&Msg>) {
+        if let Some((t, p)) = msg
+            .and_then(|m| m.traceparent.as_deref())
+            .and_then(traceparent)
+        {
+            span["traceId"] = json!(t);
+            span["parentSpanId"] = json!(p);
+            span["links"] = json!([{"traceId": self.trace, "spanId": self.root,
+                "attributes": [attr_s("mcp_audit.link", "session")]}]);
+        }
+    }
+
+    /// The session span over the window `[start, end]`, with its events.
+    fn root_span(&self, file: &str, end: Micros, root_events: Vec<(Micros, Value)>) -> Value {
+        let mut root_attrs = vec![
+            attr_s("mcp_audit.session", &self.s.name),
+            attr_s("mcp_audit.input", file),
+        ];
+        root_attrs.extend(self.common.iter().cloned());
+        json!({
+            "traceId": self.trace,
+            "spanId": self.root,
+            "name": "mcp session",
+            "kind": 1,
+            "startTimeUnixNano": nanos(self.start),
+            "endTimeUnixNano": nanos(end),
+            "attributes": root_attrs,
+            "events": root_events.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
+            "status": {},
+        })
+    }
+}
+
+/// A request whose end the capture does not bound: an event of the
+/// session span at its time saying why, then its findings' events.
+fn unbounded(
+    q: &Req,
+    ts: Micros,
+    mut attrs: Vec<Value>,
+    events: Vec<Value>,
+) -> Vec<(Micros, Value)> {
+    let why = q.latency_unknown.unwrap_or(match q.status() {
+        PairStatus::Missing => "no_response",
+        PairStatus::Cancelled => "cancelled",
+        PairStatus::Invalid => "invalid_id",
+        _ => "unknown",
+    });
+    attrs.push(attr_s("mcp_audit.latency.unknown", why));
+    let mut out = vec![(
+        ts,
+        json!({"timeUnixNano": nanos(ts), "name": "mcp_audit.request",
+               "attributes": attrs}),
+    )];
+    out.extend(events.into_iter().map(|e| (ts, e)));
+    out
+}
+
 /// A finding as a span event at `ts`.
-fn finding_event(ts: Micros, f: &crate::analyze::Finding) -> Value {
+fn finding_event(ts: Micros, f: &Finding) -> Value {
     let mut attrs = vec![
         attr_s("mcp_audit.finding.kind", f.kind.name()),
         attr_s("mcp_audit.finding.severity", f.severity().as_str()),

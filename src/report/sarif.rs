@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::sanitize::escape_controls;
 use super::{Render, RenderOptions, Report, catalogue};
-use crate::analyze::{FindingKind, Severity};
+use crate::analyze::{Finding, FindingKind, Severity};
 
 /// The schema the document names (`$schema`).
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -63,7 +63,31 @@ pub fn uri(path: &str) -> String {
 
 /// The SARIF document as a value.
 pub fn document(r: &Report<'_>) -> Value {
-    let rules: Vec<Value> = FindingKind::ALL
+    let results: Vec<Value> = r.analysis.findings.iter().map(|f| result(r, f)).collect();
+    let notes = notifications(r);
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcp-audit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules(),
+            }},
+            "invocations": [{
+                "executionSuccessful": notes.is_empty(),
+                "toolExecutionNotifications": notes,
+            }],
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
+/// The driver's rules: one per finding kind of the catalogue, in its
+/// order (a result's `ruleIndex` is its place here).
+fn rules() -> Vec<Value> {
+    FindingKind::ALL
         .iter()
         .map(|&k| {
             let text = catalogue::rule(k);
@@ -76,53 +100,57 @@ pub fn document(r: &Report<'_>) -> Value {
                 "defaultConfiguration": {"level": level(k.severity())},
             })
         })
-        .collect();
-    let results: Vec<Value> = r
-        .analysis
-        .findings
-        .iter()
-        .map(|f| {
-            let mut physical = json!({
-                "artifactLocation": {"uri": uri(r.file_name(f.file))},
-            });
-            if let Some(n) = f.location.line {
-                physical["region"] = json!({"startLine": n});
-            }
-            let mut location = json!({"physicalLocation": physical});
-            if let Some(e) = f.location.entry {
-                let mut name = format!("entry {e}");
-                if let Some(ev) = f.location.event {
-                    name.push_str(&format!(" event {ev}"));
-                }
-                location["logicalLocations"] = json!([{
-                    "name": name,
-                    "fullyQualifiedName": format!("log.entries[{e}]"),
-                    "kind": "element",
-                }]);
-            } else if let Some(ev) = f.location.event {
-                location["logicalLocations"] =
-                    json!([{"name": format!("event {ev}"), "kind": "element"}]);
-            }
-            let rule_index = FindingKind::ALL.iter().position(|&k| k == f.kind);
-            json!({
-                "ruleId": f.kind.name(),
-                "ruleIndex": rule_index,
-                "level": level(f.severity()),
-                "message": {"text": escape_controls(&f.detail)},
-                "locations": [location],
-                "properties": {
-                    "session": escape_controls(&f.session),
-                    "id": f.id.to_json(),
-                    "method": f.method.as_deref().map(escape_controls),
-                    "capture_gap": f.gap,
-                },
-            })
-        })
-        .collect();
-    // Inputs that could not be read (the run exits 2): the invocation did
-    // not succeed, each problem a notification naming its file.
-    let notes: Vec<Value> = r
-        .inputs
+        .collect()
+}
+
+/// One finding as a result.
+fn result(r: &Report<'_>, f: &Finding) -> Value {
+    let rule_index = FindingKind::ALL.iter().position(|&k| k == f.kind);
+    json!({
+        "ruleId": f.kind.name(),
+        "ruleIndex": rule_index,
+        "level": level(f.severity()),
+        "message": {"text": escape_controls(&f.detail)},
+        "locations": [location(r, f)],
+        "properties": {
+            "session": escape_controls(&f.session),
+            "id": f.id.to_json(),
+            "method": f.method.as_deref().map(escape_controls),
+            "capture_gap": f.gap,
+        },
+    })
+}
+
+/// A finding's location: its file (and line) as a physical location, its
+/// HAR entry (and SSE event) as a logical one.
+fn location(r: &Report<'_>, f: &Finding) -> Value {
+    let mut physical = json!({
+        "artifactLocation": {"uri": uri(r.file_name(f.file))},
+    });
+    if let Some(n) = f.location.line {
+        physical["region"] = json!({"startLine": n});
+    }
+    let mut location = json!({"physicalLocation": physical});
+    if let Some(e) = f.location.entry {
+        let mut name = format!("entry {e}");
+        if let Some(ev) = f.location.event {
+            name.push_str(&format!(" event {ev}"));
+        }
+        location["logicalLocations"] = json!([{
+            "name": name,
+            "fullyQualifiedName": format!("log.entries[{e}]"),
+            "kind": "element",
+        }]);
+    } else if let Some(ev) = f.location.event {
+        location["logicalLocations"] = json!([{"name": format!("event {ev}"), "kind": "element"}]);
+    }
+    location
+}
+
+/// Inputs that could not be read (the run exits 2): the invocation did
+/// not succeed, each problem a notification naming its file.
+fn notifications(r: &Report<'_>) -> Vec<Value> {
+    r.inputs
         .iter()
         .flat_map(|i| i.errors.iter().filter(|d| d.fatal).map(move |d| (i, d)))
         .map(|(i, d)| {
@@ -132,24 +160,7 @@ pub fn document(r: &Report<'_>) -> Value {
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(&i.file)}}}],
             })
         })
-        .collect();
-    json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "mcp-audit",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "invocations": [{
-                "executionSuccessful": notes.is_empty(),
-                "toolExecutionNotifications": notes,
-            }],
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    })
+        .collect()
 }
 
 impl Render for Sarif {
