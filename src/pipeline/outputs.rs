@@ -127,7 +127,12 @@ pub(super) fn write_ci(
         write(p, &j)?;
     }
     if let Some(p) = &config.sarif {
-        write(p, &Sarif)?;
+        write(
+            p,
+            &Sarif {
+                policy: &config.policy,
+            },
+        )?;
     }
     if config.otlp.is_none() && config.otlp_metrics.is_none() {
         return Ok(());

@@ -5,7 +5,10 @@
 //! location (line and SSE event where known) and a HAR entry as a logical
 //! location (`log.entries[N]`). Redacted like every output: the analysis
 //! it renders is. Levels: error → `error`, warning → `warning`, info →
-//! `note`. Inputs that could not be read make the invocation
+//! `note`. A finding whose kind `--allow` names keeps its level and carries
+//! an accepted external suppression (SARIF 2.1.0 §3.27.23, §3.35), so a
+//! code-scanning page shows it as dismissed, as the run does not fail on
+//! it. Inputs that could not be read make the invocation
 //! `executionSuccessful: false`, each problem a tool execution notification.
 
 use std::io::{self, Write};
@@ -14,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::sanitize::escape_controls;
 use super::{Render, RenderOptions, Report, catalogue};
+use crate::analyze::gates::Policy;
 use crate::analyze::{Finding, FindingKind, Severity};
 
 /// The schema the document names (`$schema`).
@@ -21,7 +25,10 @@ pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The SARIF renderer.
 #[derive(Debug, Clone, Copy)]
-pub struct Sarif;
+pub struct Sarif<'p> {
+    /// Which findings fail the run (`--allow` kinds are suppressed).
+    pub policy: &'p Policy,
+}
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -61,9 +68,14 @@ pub fn uri(path: &str) -> String {
     s
 }
 
-/// The SARIF document as a value.
-pub fn document(r: &Report<'_>) -> Value {
-    let results: Vec<Value> = r.analysis.findings.iter().map(|f| result(r, f)).collect();
+/// The SARIF document as a value; `policy` says which kinds `--allow` names.
+pub fn document(r: &Report<'_>, policy: &Policy) -> Value {
+    let results: Vec<Value> = r
+        .analysis
+        .findings
+        .iter()
+        .map(|f| result(r, f, policy.allow.contains(&f.kind)))
+        .collect();
     let notes = notifications(r);
     json!({
         "$schema": SCHEMA,
@@ -103,10 +115,10 @@ fn rules() -> Vec<Value> {
         .collect()
 }
 
-/// One finding as a result.
-fn result(r: &Report<'_>, f: &Finding) -> Value {
+/// One finding as a result; `allowed`: its kind is named by `--allow`.
+fn result(r: &Report<'_>, f: &Finding, allowed: bool) -> Value {
     let rule_index = FindingKind::ALL.iter().position(|&k| k == f.kind);
-    json!({
+    let mut v = json!({
         "ruleId": f.kind.name(),
         "ruleIndex": rule_index,
         "level": level(f.severity()),
@@ -118,7 +130,15 @@ fn result(r: &Report<'_>, f: &Finding) -> Value {
             "method": f.method.as_deref().map(escape_controls),
             "capture_gap": f.gap,
         },
-    })
+    });
+    if allowed {
+        v["suppressions"] = json!([{
+            "kind": "external",
+            "status": "accepted",
+            "justification": format!("--allow {}: this kind never fails the run", f.kind.name()),
+        }]);
+    }
+    v
 }
 
 /// A finding's location: its file (and line) as a physical location, its
@@ -163,14 +183,14 @@ fn notifications(r: &Report<'_>) -> Vec<Value> {
         .collect()
 }
 
-impl Render for Sarif {
+impl Render for Sarif<'_> {
     fn render(
         &self,
         r: &Report<'_>,
         out: &mut (dyn Write + Send),
         _: &RenderOptions<'_>,
     ) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut *out, &document(r))?;
+        serde_json::to_writer_pretty(&mut *out, &document(r, self.policy))?;
         out.write_all(b"\n")
     }
 }

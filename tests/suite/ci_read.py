@@ -46,6 +46,7 @@ def main():
             "line": phys.get("region", {}).get("startLine"),
             "logical": [l.get("fullyQualifiedName", l["name"])
                         for l in loc.get("logicalLocations", [])],
+            "suppressions": [x["status"] for x in r.get("suppressions", [])],
         })
     print(json.dumps({
         "junit": {"tests": xml.tests, "failures": xml.failures, "suites": suites},

@@ -157,7 +157,22 @@ fn har_findings_as_junit_and_sarif() {
     assert_eq!(
         dup,
         json!({"rule": "duplicate_id", "rule_matches_index": true, "level": "error",
-                "uri": null, "line": null, "logical": ["log.entries[6]"]})
+                "uri": null, "line": null, "logical": ["log.entries[6]"], "suppressions": []})
+    );
+    // --allow out_of_order_batch: its three findings (entries 2, 3 and 9)
+    // are suppressed (accepted), their level kept; nothing else is.
+    let suppressed: Vec<(&Value, &Value, &Value)> = results
+        .iter()
+        .filter(|r| r["suppressions"] != json!([]))
+        .map(|r| (&r["rule"], &r["level"], &r["suppressions"]))
+        .collect();
+    assert_eq!(
+        suppressed,
+        [(
+            &json!("out_of_order_batch"),
+            &json!("warning"),
+            &json!(["accepted"])
+        ); 3]
     );
 }
 
