@@ -252,6 +252,20 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
                     f.detail.push_str(
                         "; it is the session's first request, which waits for the server's start-up (info)",
                     );
+                } else if let Some(n) = r
+                    .progress
+                    .get(&qi)
+                    .map(|p| p.notifications)
+                    .filter(|&n| n > 0)
+                {
+                    // The server said it was working on it (MCP progress,
+                    // FORMATS.md §3.5): a long-running operation, as its
+                    // server reported, not a stalled one.
+                    f.gap = true;
+                    f.detail.push_str(&format!(
+                        "; the server reported progress on it ({n} notification{}): a long-running operation it kept the caller informed of (info)",
+                        if n == 1 { "" } else { "s" }
+                    ));
                 }
                 tails.push(f);
             }

@@ -466,3 +466,27 @@ fn firefox_open_stream_bounds_no_latency() {
         ]
     );
 }
+
+/// A healthy server-everything stdio session (tests/data/real4/legacy,
+/// line 35): `trigger-long-running-operation` id 16, 2 s in 4 steps, sent 4
+/// progress notifications (lines 36-39, 500 ms apart) and its result at
+/// line 40, 2009.0 ms after the request. It is a slow tail of the capture
+/// (median 3.0 ms), but one its server reported progress on: `info`, so
+/// `--fail-on warning` passes a healthy capture.
+#[test]
+fn slow_tail_with_progress_is_info() {
+    let f = root().join("tests/data/real4/legacy/envelope_stdio__everything.jsonl");
+    let (code, s) = json(&[f.to_str().unwrap(), "--fail-on", "warning"]);
+    assert_eq!(code, Some(0));
+    let found: Vec<(String, String, serde_json::Value, serde_json::Value, String)> = findings(&s);
+    assert_eq!(
+        found,
+        vec![(
+            "slow_tail".into(),
+            "info".into(),
+            16.into(),
+            json!({"line": 35}),
+            "took 2009.0 ms, 670× the capture's median 3.0 ms; the server reported progress on it (4 notifications): a long-running operation it kept the caller informed of (info)".into()
+        )]
+    );
+}
