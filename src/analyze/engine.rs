@@ -407,6 +407,20 @@ fn evidence(f: &Frame) -> (u64, u32) {
     (f.prov.offset, f.prov.len)
 }
 
+/// What a frame is sent as, for the reply that may follow it (a batch's
+/// own kind is set when the batch is read).
+#[inline]
+fn sent_as(p: &Payload) -> Sent {
+    match p {
+        Payload::Single(m) if m.kind == Kind::Notification && m.problems.is_empty() => {
+            Sent::Notification
+        }
+        Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
+        Payload::Single(m) if m.kind == Kind::Response => Sent::Answer,
+        _ => Sent::Other,
+    }
+}
+
 /// What one frame's responses did to the batches they answer.
 #[derive(Default)]
 struct Tally {
@@ -624,23 +638,14 @@ impl Walker<'_> {
         }
     }
 
+    /// [`Walker::frame`]'s work: the rules for frame `f`, in order.
     fn frame_inner(&mut self, f: &Frame, moved: bool) {
         if self.replayed(f) {
             return;
         }
         self.note_gaps(f);
         if matches!(f.payload, Payload::Lost) {
-            if let Some(h) = f.http.as_ref() {
-                if h.is_request_body {
-                    self.lost_requests.push(h.entry);
-                } else {
-                    self.lost_responses.push(h.entry);
-                }
-            } else if let Some(line) = f.prov.location.line {
-                // A message cut at the end of the file may have gone
-                // either way (its direction is unknown).
-                self.lost_replies.push((f.direction, line, true));
-            }
+            self.note_lost(f);
             return;
         }
         if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
@@ -651,14 +656,7 @@ impl Walker<'_> {
             return;
         };
         self.cur = self.replies.reply_to(f.http.as_ref(), d);
-        self.sending = match &f.payload {
-            Payload::Single(m) if m.kind == Kind::Notification && m.problems.is_empty() => {
-                Sent::Notification
-            }
-            Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
-            Payload::Single(m) if m.kind == Kind::Response => Sent::Answer,
-            _ => Sent::Other,
-        };
+        self.sending = sent_as(&f.payload);
         self.empty_batch_reply(f);
         if matches!(f.payload, Payload::NonJson) {
             self.replies.sent(f.http.as_ref(), d, Sent::Other);
@@ -674,34 +672,21 @@ impl Walker<'_> {
         }
         self.header_check(f, d);
         self.request_rules(f, d);
-        // Is this frame the reply to a notification-only batch? (rule 8)
-        let reply_to = self.reply_to(f, d);
-        if let Some(b) = reply_to {
-            let ids = self.out.batches[b].ids.clone();
-            self.find(
-                K::NotificationBatchReplied,
-                f,
-                Some(d),
-                FindingId::Batch(ids),
-                None,
-                "a batch of only notifications got a reply; JSON-RPC says send nothing".into(),
-            );
-        }
+        let replied = self.notification_batch_replied(f, d);
         match &f.payload {
-            Payload::Batch(members) => self.batch(f, d, members, reply_to.is_some(), moved),
+            Payload::Batch(members) => self.batch(f, d, members, replied, moved),
+            Payload::Single(m) if m.kind == Kind::Response => {
+                self.responses(f, d, &[m], moved);
+            }
             Payload::Single(m) => {
-                if m.kind == Kind::Response {
-                    self.responses(f, d, &[m], moved);
-                } else {
-                    self.one(f, d, m, None);
-                    if m.kind == Kind::Notification
-                        && let Some(h) = &f.http
-                        && d == Direction::C2s
-                        && h.is_request_body
-                        && &*h.method != "GET"
-                    {
-                        self.awaited(f, FindingId::One(Id::Absent));
-                    }
+                self.one(f, d, m, None);
+                if m.kind == Kind::Notification
+                    && let Some(h) = &f.http
+                    && d == Direction::C2s
+                    && h.is_request_body
+                    && &*h.method != "GET"
+                {
+                    self.awaited(f, FindingId::One(Id::Absent));
                 }
             }
             Payload::Unparseable => {
@@ -717,6 +702,40 @@ impl Walker<'_> {
             Payload::NonJson | Payload::Lost => {}
         }
         self.replies.sent(f.http.as_ref(), d, self.sending);
+    }
+
+    /// A frame whose messages the capture lost ([`Payload::Lost`]): kept
+    /// for the end-of-session rules, which may owe a finding to it.
+    fn note_lost(&mut self, f: &Frame) {
+        if let Some(h) = f.http.as_ref() {
+            if h.is_request_body {
+                self.lost_requests.push(h.entry);
+            } else {
+                self.lost_responses.push(h.entry);
+            }
+        } else if let Some(line) = f.prov.location.line {
+            // A message cut at the end of the file may have gone
+            // either way (its direction is unknown).
+            self.lost_replies.push((f.direction, line, true));
+        }
+    }
+
+    /// Is frame `f` the reply to a notification-only batch? Then
+    /// `notification_batch_replied` (rule 8), and `true`.
+    fn notification_batch_replied(&mut self, f: &Frame, d: Direction) -> bool {
+        let Some(b) = self.reply_to(f, d) else {
+            return false;
+        };
+        let ids = self.out.batches[b].ids.clone();
+        self.find(
+            K::NotificationBatchReplied,
+            f,
+            Some(d),
+            FindingId::Batch(ids),
+            None,
+            "a batch of only notifications got a reply; JSON-RPC says send nothing".into(),
+        );
+        true
     }
 
     /// `protocol_version_mismatch`: a POST whose `MCP-Protocol-Version`
