@@ -1646,6 +1646,8 @@ impl Walker<'_> {
         }
     }
 
+    /// Response `m` of frame `f` answers request `ri`: the pair's
+    /// bookkeeping, then the rules that judge the answer.
     fn pair(
         &mut self,
         f: &Frame,
@@ -1656,24 +1658,49 @@ impl Walker<'_> {
         t: &mut Tally,
     ) {
         self.out.counts.pairs += 1;
-        let req_id = self.out.requests[ri].id.clone();
-        if !self.out.requests[ri].id.strict_eq(&m.id) {
-            let method = self.out.requests[ri].method.as_deref().map(str::to_string);
-            self.out.findings.push(Finding {
-                kind: K::IdTypeChanged,
-                session: self.out.name.clone(),
-                direction: Some(d),
-                id: FindingId::One(req_id.clone()),
-                alt_ids: vec![m.id.clone()],
-                method,
-                input: self.out.input,
-                file: f.prov.file,
-                location: f.prov.location,
-                evidence: evidence(f),
-                detail: format!("request id {} was echoed as {}: paired, but a strict client would not match it", req_id.json_text(), m.id.json_text()),
-                gap: false,
-            });
+        self.id_echo(f, d, m, ri);
+        self.mark_answered(f, m, ri, t);
+        self.progress_answered(f, m, ri, moved);
+        self.answer_time(f, d, m, ri, moved);
+        self.batch_arrival(ri, t);
+        self.ops.response(ri, &mut self.out.requests, m);
+        if d == Direction::S2c {
+            self.server_named(m);
         }
+        self.answer_rules(f, d, m, ri);
+    }
+
+    /// `id_type_changed`: the response echoed request `ri`'s id as a
+    /// loosely equal one (`"1"` for `1`).
+    fn id_echo(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize) {
+        if self.out.requests[ri].id.strict_eq(&m.id) {
+            return;
+        }
+        let req_id = self.out.requests[ri].id.clone();
+        let method = self.out.requests[ri].method.as_deref().map(str::to_string);
+        self.out.findings.push(Finding {
+            kind: K::IdTypeChanged,
+            session: self.out.name.clone(),
+            direction: Some(d),
+            id: FindingId::One(req_id.clone()),
+            alt_ids: vec![m.id.clone()],
+            method,
+            input: self.out.input,
+            file: f.prov.file,
+            location: f.prov.location,
+            evidence: evidence(f),
+            detail: format!(
+                "request id {} was echoed as {}: paired, but a strict client would not match it",
+                req_id.json_text(),
+                m.id.json_text()
+            ),
+            gap: false,
+        });
+    }
+
+    /// Request `ri` is answered by `m` in frame `f`: its answer's time and
+    /// outcome, the tally, and the bare object answering its batch.
+    fn mark_answered(&mut self, f: &Frame, m: &Message, ri: usize, t: &mut Tally) {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
@@ -1692,6 +1719,11 @@ impl Walker<'_> {
         {
             self.out.batches[bi].bare_reply = Some((f.prov.location, evidence(f), f.prov.file));
         }
+    }
+
+    /// Request `ri`'s progress, when it had some: where the answer came,
+    /// its task, and the longest silence up to the answer.
+    fn progress_answered(&mut self, f: &Frame, m: &Message, ri: usize, moved: bool) {
         if let Some(p) = self.out.progress.get_mut(&ri) {
             p.response_entry = f.http.as_ref().map(|h| h.entry);
             p.task = m.task_handle();
@@ -1704,6 +1736,12 @@ impl Walker<'_> {
         {
             p.longest_silence = p.longest_silence.max(Some(b - a));
         }
+    }
+
+    /// Request `ri`'s latency (or why it is unknown), and
+    /// `late_response` when the answer came past the timeout.
+    fn answer_time(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize, moved: bool) {
+        let q = &self.out.requests[ri];
         // A time that is no bound (FORMATS.md §4.2) gives no latency.
         let unbounded = q.time_unbounded || f.http.as_ref().is_some_and(|h| h.time_unbounded);
         let latency = match f.stated_latency {
@@ -1745,8 +1783,12 @@ impl Walker<'_> {
                         format!("answered after {:.1} ms, past the {:.0} ms timeout: its caller had likely given up", l as f64 / 1000.0, self.cfg.timeout_us as f64 / 1000.0));
             }
         }
-        let q = &self.out.requests[ri];
-        if let Some((b, pos)) = q.batch {
+    }
+
+    /// A batched request `ri` answered: the answer's place in its batch's
+    /// arrivals, and the batch linked to the frame.
+    fn batch_arrival(&mut self, ri: usize, t: &mut Tally) {
+        if let Some((b, pos)) = self.out.requests[ri].batch {
             let b = b as usize;
             let bt = &mut self.out.batches[b];
             self.out.requests[ri].response_position = Some(bt.arrivals.len() as u32);
@@ -1755,24 +1797,25 @@ impl Walker<'_> {
                 t.linked.push(b);
             }
         }
-        self.ops.response(ri, &mut self.out.requests, m);
-        if d == Direction::S2c
-            && self.negotiated.is_none()
+    }
+
+    /// A server's answer `m` that names the server: the revision the
+    /// `initialize` result negotiated, else (2026-07-28) its `_meta`.
+    fn server_named(&mut self, m: &Message) {
+        if self.negotiated.is_none()
             && let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info())
         {
             self.out.revision = Some(v.to_string());
             self.out.server = Some((n.to_string(), ver.to_string()));
             self.negotiated = Some(v.into());
         }
-        if d == Direction::S2c
-            && self.out.server.is_none()
+        if self.out.server.is_none()
             && m.negotiated().is_none()
             && let Some((n, ver)) = m.server_info()
         {
             // 2026-07-28: the server names itself in `_meta`.
             self.out.server = Some((n.to_string(), ver.to_string()));
         }
-        self.answer_rules(f, d, m, ri);
     }
 
     fn finish_rules(&mut self) {
