@@ -407,6 +407,66 @@ fn evidence(f: &Frame) -> (u64, u32) {
     (f.prov.offset, f.prov.len)
 }
 
+/// Why the capture may not show request `q`'s answer (`what` names the
+/// request): the detail of its `missing_response` as a capture gap, or
+/// `None` when nothing explains it. `lost` is the session's lost request
+/// bodies (entries) and its replies logged without an id (direction,
+/// line, not yet claimed: the first one that fits is claimed here);
+/// `tail_lost`: the input's end was lost.
+fn unanswered_gap(
+    q: &Req,
+    what: &str,
+    lost: (&[u64], &mut [(Option<Direction>, u64, bool)]),
+    tail_lost: bool,
+) -> Option<String> {
+    let (lost_requests, lost_replies) = lost;
+    if q.direction == Direction::S2c && !lost_requests.is_empty() {
+        // A server request is answered in a client POST body.
+        return Some(format!(
+            "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
+            q.id.json_text(),
+            entry_list(lost_requests)
+        ));
+    }
+    if let Some(lost) = lost_replies.iter_mut().find(|(d, line, free)| {
+        *free
+            && d.is_none_or(|d| d == q.direction.other())
+            && q.loc.line.is_some_and(|l| l <= *line)
+    }) {
+        // The first unclaimed reply logged without its id after the
+        // request (FORMATS.md §8.3.6): one reply, one request.
+        lost.2 = false;
+        return Some(format!(
+            "{what} {} has no response in the capture, but the log shows a reply at line {} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may be the answer",
+            q.id.json_text(),
+            lost.1
+        ));
+    }
+    if q.response_lost {
+        return Some(format!(
+            "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
+            q.id.json_text(),
+            q.entry.unwrap_or(0)
+        ));
+    }
+    if let Some(status) = q.refused {
+        return Some(format!(
+            "{what} {} has no JSON-RPC response: its POST was refused with HTTP {status} before JSON-RPC (an authentication challenge or an Origin check), so none was due",
+            q.id.json_text()
+        ));
+    }
+    if let Some(gap) = &q.reply_gap {
+        return Some(format!(
+            "{what} {} has no response in the capture, but {gap} (a capture gap): its answer may have been there",
+            q.id.json_text()
+        ));
+    }
+    tail_lost.then(|| format!(
+        "{what} {} has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read",
+        q.id.json_text()
+    ))
+}
+
 /// What a frame is sent as, for the reply that may follow it (a batch's
 /// own kind is set when the batch is read).
 #[inline]
@@ -1979,54 +2039,10 @@ impl Walker<'_> {
                     q.id.json_text()
                 ),
             );
-            if q.direction == Direction::S2c && !self.lost_requests.is_empty() {
-                // A server request is answered in a client POST body.
+            let lost = (&self.lost_requests[..], &mut self.lost_replies[..]);
+            if let Some(detail) = unanswered_gap(q, what, lost, self.tail_lost) {
                 base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
-                    q.id.json_text(),
-                    entry_list(&self.lost_requests)
-                );
-            } else if let Some(lost) = self.lost_replies.iter_mut().find(|(d, line, free)| {
-                *free
-                    && d.is_none_or(|d| d == q.direction.other())
-                    && q.loc.line.is_some_and(|l| l <= *line)
-            }) {
-                // The first unclaimed reply logged without its id after the
-                // request (FORMATS.md §8.3.6): one reply, one request.
-                lost.2 = false;
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the log shows a reply at line {} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may be the answer",
-                    q.id.json_text(),
-                    lost.1
-                );
-            } else if q.response_lost {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
-                    q.id.json_text(),
-                    q.entry.unwrap_or(0)
-                );
-            } else if let Some(status) = q.refused {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no JSON-RPC response: its POST was refused with HTTP {status} before JSON-RPC (an authentication challenge or an Origin check), so none was due",
-                    q.id.json_text()
-                );
-            } else if let Some(gap) = &q.reply_gap {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but {gap} (a capture gap): its answer may have been there",
-                    q.id.json_text()
-                );
-            }
-            if !base.gap && self.tail_lost {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read",
-                    q.id.json_text()
-                );
+                base.detail = detail;
             }
             // A stream the capture does not hold cannot be said to have
             // closed (`reply_gap`: e.g. a legacy session's GET stream
