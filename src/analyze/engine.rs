@@ -1897,6 +1897,36 @@ impl Walker<'_> {
     /// rejections, bare replies to batches, answers to `[]`, placeholder
     /// error ids, and progress tokens that no request gave.
     fn reply_shapes(&mut self) {
+        self.batch_reply_shapes();
+        let empty: Vec<Finding> = self
+            .replies
+            .empty
+            .iter()
+            .filter_map(|e| {
+                let detail = replies::empty_batch_verdict(e)?;
+                let kind = K::EmptyBatchNotRejected;
+                Some(self.batch_finding(kind, e.direction.other(), vec![], e.at, detail))
+            })
+            .collect();
+        self.out.findings.extend(empty);
+        let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
+        self.placeholder_errors(lost.as_deref());
+        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
+            if self.progress_tokens.contains_key(&(d.other(), tok)) {
+                continue;
+            }
+            if let Some(entries) = &lost {
+                found.gap = true;
+                found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
+            }
+            self.out.findings.push(found);
+        }
+    }
+
+    /// Per batch: one error that rejected the whole batch of well-formed
+    /// members (`batch_rejected_whole`), and a bare object answering it
+    /// (`batch_reply_not_array`).
+    fn batch_reply_shapes(&mut self) {
         for bi in 0..self.out.batches.len() {
             let b = &self.out.batches[bi];
             let ran = b.reqs.iter().any(|&r| self.out.requests[r].answered);
@@ -1934,17 +1964,12 @@ impl Walker<'_> {
                 self.out.findings.push(found);
             }
         }
-        let empty: Vec<Finding> = self
-            .replies
-            .empty
-            .iter()
-            .filter_map(|e| {
-                let detail = replies::empty_batch_verdict(e)?;
-                let kind = K::EmptyBatchNotRejected;
-                Some(self.batch_finding(kind, e.direction.other(), vec![], e.at, detail))
-            })
-            .collect();
-        self.out.findings.extend(empty);
+    }
+
+    /// `placeholder_id_error`: the errors whose id no request had, when
+    /// several carry it or it is a known placeholder; `lost` lists the
+    /// entries whose request bodies the capture lost.
+    fn placeholder_errors(&mut self, lost: Option<&str>) {
         let mut placeholders: Vec<(&String, &Vec<usize>)> = self
             .replies
             .unknown_errors
@@ -1954,7 +1979,6 @@ impl Walker<'_> {
             })
             .collect();
         placeholders.sort();
-        let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
         for (id, at) in placeholders {
             for &i in at {
                 let found = &mut self.out.findings[i];
@@ -1963,20 +1987,10 @@ impl Walker<'_> {
                     "an error with id {id}, which no request had: {} error(s) of this session carry it, a constant the server puts on errors it cannot address, so the client cannot match it to its request",
                     at.len()
                 );
-                if let (true, Some(entries)) = (found.gap, &lost) {
+                if let (true, Some(entries)) = (found.gap, lost) {
                     found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
                 }
             }
-        }
-        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
-            if self.progress_tokens.contains_key(&(d.other(), tok)) {
-                continue;
-            }
-            if let Some(entries) = &lost {
-                found.gap = true;
-                found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
-            }
-            self.out.findings.push(found);
         }
     }
 
