@@ -350,7 +350,7 @@ pub struct Walker<'c> {
     /// at all ([`Payload::Lost`] without HTTP, FORMATS.md §8.3.6): (the
     /// direction they went, line, still unclaimed). Each may be the answer
     /// of one request that has none (a capture gap, DESIGN.md rule 12).
-    lost_replies: Vec<(Option<Direction>, u64, bool)>,
+    lost_replies: Vec<LostReply>,
     /// HAR entries whose response body the capture did not keep (a stream
     /// open or aborted at export): a client answer that pairs with nothing
     /// may answer a server request that was in one of them.
@@ -396,6 +396,10 @@ fn entry_list(entries: &[u64]) -> String {
     }
 }
 
+/// A reply a line log shows without its id: the direction it went (when
+/// known), its line, and whether it is still unclaimed by a request.
+type LostReply = (Option<Direction>, u64, bool);
+
 fn dir_index(d: Direction) -> usize {
     match d {
         Direction::C2s => 0,
@@ -409,17 +413,17 @@ fn evidence(f: &Frame) -> (u64, u32) {
 
 /// Why the capture may not show request `q`'s answer (`what` names the
 /// request): the detail of its `missing_response` as a capture gap, or
-/// `None` when nothing explains it. `lost` is the session's lost request
-/// bodies (entries) and its replies logged without an id (direction,
-/// line, not yet claimed: the first one that fits is claimed here);
+/// `None` when nothing explains it. `lost_requests`: the entries whose
+/// request bodies the capture lost; `lost_replies`: the replies logged
+/// without an id (the first unclaimed one that fits is claimed here);
 /// `tail_lost`: the input's end was lost.
 fn unanswered_gap(
     q: &Req,
     what: &str,
-    lost: (&[u64], &mut [(Option<Direction>, u64, bool)]),
+    lost_requests: &[u64],
+    lost_replies: &mut [LostReply],
     tail_lost: bool,
 ) -> Option<String> {
-    let (lost_requests, lost_replies) = lost;
     if q.direction == Direction::S2c && !lost_requests.is_empty() {
         // A server request is answered in a client POST body.
         return Some(format!(
@@ -2053,8 +2057,8 @@ impl Walker<'_> {
                     q.id.json_text()
                 ),
             );
-            let lost = (&self.lost_requests[..], &mut self.lost_replies[..]);
-            if let Some(detail) = unanswered_gap(q, what, lost, self.tail_lost) {
+            let (requests, replies) = (&self.lost_requests, &mut self.lost_replies);
+            if let Some(detail) = unanswered_gap(q, what, requests, replies, self.tail_lost) {
                 base.gap = true;
                 base.detail = detail;
             }
