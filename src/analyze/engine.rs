@@ -109,6 +109,10 @@ pub struct RequestProgress {
     response_entry: Option<u64>,
     /// Its response is a task handle: progress goes on after it.
     task: bool,
+    /// One of its notifications has no time of its own (an event of a HAR
+    /// stream body without per-event times, stamped with the entry's end):
+    /// its silences are unknown, so `longest_silence` stays `None`.
+    pub untimed: bool,
 }
 
 impl Req {
@@ -355,7 +359,7 @@ pub struct Walker<'c> {
     /// at all ([`Payload::Lost`] without HTTP, FORMATS.md §8.3.6): (the
     /// direction they went, line, still unclaimed). Each may be the answer
     /// of one request that has none (a capture gap, DESIGN.md rule 12).
-    lost_replies: Vec<(Option<Direction>, u64, bool)>,
+    lost_replies: Vec<LostReply>,
     /// HAR entries whose response body the capture did not keep (a stream
     /// open or aborted at export): a client answer that pairs with nothing
     /// may answer a server request that was in one of them.
@@ -401,6 +405,10 @@ fn entry_list(entries: &[u64]) -> String {
     }
 }
 
+/// A reply a line log shows without its id: the direction it went (when
+/// known), its line, and whether it is still unclaimed by a request.
+type LostReply = (Option<Direction>, u64, bool);
+
 fn dir_index(d: Direction) -> usize {
     match d {
         Direction::C2s => 0,
@@ -410,6 +418,80 @@ fn dir_index(d: Direction) -> usize {
 
 fn evidence(f: &Frame) -> (u64, u32) {
     (f.prov.offset, f.prov.len)
+}
+
+/// Why the capture may not show request `q`'s answer (`what` names the
+/// request): the detail of its `missing_response` as a capture gap, or
+/// `None` when nothing explains it. `lost_requests`: the entries whose
+/// request bodies the capture lost; `lost_replies`: the replies logged
+/// without an id (the first unclaimed one that fits is claimed here);
+/// `tail_lost`: the input's end was lost.
+fn unanswered_gap(
+    q: &Req,
+    what: &str,
+    lost_requests: &[u64],
+    lost_replies: &mut [LostReply],
+    tail_lost: bool,
+) -> Option<String> {
+    if q.direction == Direction::S2c && !lost_requests.is_empty() {
+        // A server request is answered in a client POST body.
+        return Some(format!(
+            "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
+            q.id.json_text(),
+            entry_list(lost_requests)
+        ));
+    }
+    if let Some(lost) = lost_replies.iter_mut().find(|(d, line, free)| {
+        *free
+            && d.is_none_or(|d| d == q.direction.other())
+            && q.loc.line.is_some_and(|l| l <= *line)
+    }) {
+        // The first unclaimed reply logged without its id after the
+        // request (FORMATS.md §8.3.6): one reply, one request.
+        lost.2 = false;
+        return Some(format!(
+            "{what} {} has no response in the capture, but the log shows a reply at line {} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may be the answer",
+            q.id.json_text(),
+            lost.1
+        ));
+    }
+    if q.response_lost {
+        return Some(format!(
+            "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
+            q.id.json_text(),
+            q.entry.unwrap_or(0)
+        ));
+    }
+    if let Some(status) = q.refused {
+        return Some(format!(
+            "{what} {} has no JSON-RPC response: its POST was refused with HTTP {status} before JSON-RPC (an authentication challenge or an Origin check), so none was due",
+            q.id.json_text()
+        ));
+    }
+    if let Some(gap) = &q.reply_gap {
+        return Some(format!(
+            "{what} {} has no response in the capture, but {gap} (a capture gap): its answer may have been there",
+            q.id.json_text()
+        ));
+    }
+    tail_lost.then(|| format!(
+        "{what} {} has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read",
+        q.id.json_text()
+    ))
+}
+
+/// What a frame is sent as, for the reply that may follow it (a batch's
+/// own kind is set when the batch is read).
+#[inline]
+fn sent_as(p: &Payload) -> Sent {
+    match p {
+        Payload::Single(m) if m.kind == Kind::Notification && m.problems.is_empty() => {
+            Sent::Notification
+        }
+        Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
+        Payload::Single(m) if m.kind == Kind::Response => Sent::Answer,
+        _ => Sent::Other,
+    }
 }
 
 /// What one frame's responses did to the batches they answer.
@@ -629,23 +711,14 @@ impl Walker<'_> {
         }
     }
 
+    /// [`Walker::frame`]'s work: the rules for frame `f`, in order.
     fn frame_inner(&mut self, f: &Frame, moved: bool) {
         if self.replayed(f) {
             return;
         }
         self.note_gaps(f);
         if matches!(f.payload, Payload::Lost) {
-            if let Some(h) = f.http.as_ref() {
-                if h.is_request_body {
-                    self.lost_requests.push(h.entry);
-                } else {
-                    self.lost_responses.push(h.entry);
-                }
-            } else if let Some(line) = f.prov.location.line {
-                // A message cut at the end of the file may have gone
-                // either way (its direction is unknown).
-                self.lost_replies.push((f.direction, line, true));
-            }
+            self.note_lost(f);
             return;
         }
         if matches!(f.payload, Payload::Single(_) | Payload::Batch(_)) {
@@ -656,14 +729,7 @@ impl Walker<'_> {
             return;
         };
         self.cur = self.replies.reply_to(f.http.as_ref(), d);
-        self.sending = match &f.payload {
-            Payload::Single(m) if m.kind == Kind::Notification && m.problems.is_empty() => {
-                Sent::Notification
-            }
-            Payload::Single(m) if m.kind == Kind::Request => Sent::Request,
-            Payload::Single(m) if m.kind == Kind::Response => Sent::Answer,
-            _ => Sent::Other,
-        };
+        self.sending = sent_as(&f.payload);
         self.empty_batch_reply(f);
         if matches!(f.payload, Payload::NonJson) {
             self.replies.sent(f.http.as_ref(), d, Sent::Other);
@@ -679,34 +745,21 @@ impl Walker<'_> {
         }
         self.header_check(f, d);
         self.request_rules(f, d);
-        // Is this frame the reply to a notification-only batch? (rule 8)
-        let reply_to = self.reply_to(f, d);
-        if let Some(b) = reply_to {
-            let ids = self.out.batches[b].ids.clone();
-            self.find(
-                K::NotificationBatchReplied,
-                f,
-                Some(d),
-                FindingId::Batch(ids),
-                None,
-                "a batch of only notifications got a reply; JSON-RPC says send nothing".into(),
-            );
-        }
+        let replied = self.notification_batch_replied(f, d);
         match &f.payload {
-            Payload::Batch(members) => self.batch(f, d, members, reply_to.is_some(), moved),
+            Payload::Batch(members) => self.batch(f, d, members, replied, moved),
+            Payload::Single(m) if m.kind == Kind::Response => {
+                self.responses(f, d, &[m], moved);
+            }
             Payload::Single(m) => {
-                if m.kind == Kind::Response {
-                    self.responses(f, d, &[m], moved);
-                } else {
-                    self.one(f, d, m, None);
-                    if m.kind == Kind::Notification
-                        && let Some(h) = &f.http
-                        && d == Direction::C2s
-                        && h.is_request_body
-                        && &*h.method != "GET"
-                    {
-                        self.awaited(f, FindingId::One(Id::Absent));
-                    }
+                self.one(f, d, m, None);
+                if m.kind == Kind::Notification
+                    && let Some(h) = &f.http
+                    && d == Direction::C2s
+                    && h.is_request_body
+                    && &*h.method != "GET"
+                {
+                    self.awaited(f, FindingId::One(Id::Absent));
                 }
             }
             Payload::Unparseable => {
@@ -722,6 +775,40 @@ impl Walker<'_> {
             Payload::NonJson | Payload::Lost => {}
         }
         self.replies.sent(f.http.as_ref(), d, self.sending);
+    }
+
+    /// A frame whose messages the capture lost ([`Payload::Lost`]): kept
+    /// for the end-of-session rules, which may owe a finding to it.
+    fn note_lost(&mut self, f: &Frame) {
+        if let Some(h) = f.http.as_ref() {
+            if h.is_request_body {
+                self.lost_requests.push(h.entry);
+            } else {
+                self.lost_responses.push(h.entry);
+            }
+        } else if let Some(line) = f.prov.location.line {
+            // A message cut at the end of the file may have gone
+            // either way (its direction is unknown).
+            self.lost_replies.push((f.direction, line, true));
+        }
+    }
+
+    /// Is frame `f` the reply to a notification-only batch? Then
+    /// `notification_batch_replied` (rule 8), and `true`.
+    fn notification_batch_replied(&mut self, f: &Frame, d: Direction) -> bool {
+        let Some(b) = self.reply_to(f, d) else {
+            return false;
+        };
+        let ids = self.out.batches[b].ids.clone();
+        self.find(
+            K::NotificationBatchReplied,
+            f,
+            Some(d),
+            FindingId::Batch(ids),
+            None,
+            "a batch of only notifications got a reply; JSON-RPC says send nothing".into(),
+        );
+        true
     }
 
     /// `protocol_version_mismatch`: a POST whose `MCP-Protocol-Version`
@@ -1314,7 +1401,16 @@ impl Walker<'_> {
                     format!("progress for request {} after its response; MCP progress: notifications stop when the request completes", id.json_text()));
             }
         }
+        let untimed = f
+            .http
+            .as_ref()
+            .is_some_and(|h| h.stream && !h.is_request_body && f.ts == Some(h.end));
         let p = self.out.progress.entry(ri).or_default();
+        p.untimed |= untimed;
+        if p.untimed {
+            p.longest_silence = None;
+            return;
+        }
         if let (Some(a), Some(b)) = (p.last, f.ts)
             && b >= a
         {
@@ -1636,6 +1732,8 @@ impl Walker<'_> {
         }
     }
 
+    /// Response `m` of frame `f` answers request `ri`: the pair's
+    /// bookkeeping, then the rules that judge the answer.
     fn pair(
         &mut self,
         f: &Frame,
@@ -1646,24 +1744,49 @@ impl Walker<'_> {
         t: &mut Tally,
     ) {
         self.out.counts.pairs += 1;
-        let req_id = self.out.requests[ri].id.clone();
-        if !self.out.requests[ri].id.strict_eq(&m.id) {
-            let method = self.out.requests[ri].method.as_deref().map(str::to_string);
-            self.out.findings.push(Finding {
-                kind: K::IdTypeChanged,
-                session: self.out.name.clone(),
-                direction: Some(d),
-                id: FindingId::One(req_id.clone()),
-                alt_ids: vec![m.id.clone()],
-                method,
-                input: self.out.input,
-                file: f.prov.file,
-                location: f.prov.location,
-                evidence: evidence(f),
-                detail: format!("request id {} was echoed as {}: paired, but a strict client would not match it", req_id.json_text(), m.id.json_text()),
-                gap: false,
-            });
+        self.id_echo(f, d, m, ri);
+        self.mark_answered(f, m, ri, t);
+        self.progress_answered(f, m, ri, moved);
+        self.answer_time(f, d, m, ri, moved);
+        self.batch_arrival(ri, t);
+        self.ops.response(ri, &mut self.out.requests, m);
+        if d == Direction::S2c {
+            self.server_named(m);
         }
+        self.answer_rules(f, d, m, ri);
+    }
+
+    /// `id_type_changed`: the response echoed request `ri`'s id as a
+    /// loosely equal one (`"1"` for `1`).
+    fn id_echo(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize) {
+        if self.out.requests[ri].id.strict_eq(&m.id) {
+            return;
+        }
+        let req_id = self.out.requests[ri].id.clone();
+        let method = self.out.requests[ri].method.as_deref().map(str::to_string);
+        self.out.findings.push(Finding {
+            kind: K::IdTypeChanged,
+            session: self.out.name.clone(),
+            direction: Some(d),
+            id: FindingId::One(req_id.clone()),
+            alt_ids: vec![m.id.clone()],
+            method,
+            input: self.out.input,
+            file: f.prov.file,
+            location: f.prov.location,
+            evidence: evidence(f),
+            detail: format!(
+                "request id {} was echoed as {}: paired, but a strict client would not match it",
+                req_id.json_text(),
+                m.id.json_text()
+            ),
+            gap: false,
+        });
+    }
+
+    /// Request `ri` is answered by `m` in frame `f`: its answer's time and
+    /// outcome, the tally, and the bare object answering its batch.
+    fn mark_answered(&mut self, f: &Frame, m: &Message, ri: usize, t: &mut Tally) {
         let q = &mut self.out.requests[ri];
         q.answered = true;
         q.response_ts = f.ts;
@@ -1682,18 +1805,30 @@ impl Walker<'_> {
         {
             self.out.batches[bi].bare_reply = Some((f.prov.location, evidence(f), f.prov.file));
         }
+    }
+
+    /// Request `ri`'s progress, when it had some: where the answer came,
+    /// its task, and the longest silence up to the answer.
+    fn progress_answered(&mut self, f: &Frame, m: &Message, ri: usize, moved: bool) {
         if let Some(p) = self.out.progress.get_mut(&ri) {
             p.response_entry = f.http.as_ref().map(|h| h.entry);
             p.task = m.task_handle();
         }
         if let Some(p) = self.out.progress.get_mut(&ri)
             && p.notifications > 0
+            && !p.untimed
             && let (Some(a), Some(b)) = (p.last, f.ts)
             && b >= a
             && !moved
         {
             p.longest_silence = p.longest_silence.max(Some(b - a));
         }
+    }
+
+    /// Request `ri`'s latency (or why it is unknown), and
+    /// `late_response` when the answer came past the timeout.
+    fn answer_time(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize, moved: bool) {
+        let q = &self.out.requests[ri];
         // A server request stamped with the end of the stream that carried
         // it, answered before that end: the capture bounds neither when it
         // was sent nor its latency (FORMATS.md §4.2); it gets no time.
@@ -1726,6 +1861,14 @@ impl Walker<'_> {
         let kept_alive = self.out.progress.get(&ri).is_some_and(|p| {
             p.notifications > 0 && p.longest_silence.is_some_and(|g| g <= self.cfg.timeout_us)
         });
+        // Progress whose times the capture did not keep: whether it kept
+        // the caller's timeout alive is unknown (a capture gap).
+        let untimed_progress = self
+            .out
+            .progress
+            .get(&ri)
+            .filter(|p| p.notifications > 0 && p.untimed)
+            .map(|p| p.notifications);
         let q = &mut self.out.requests[ri];
         if untimed {
             q.ts = None;
@@ -1737,14 +1880,29 @@ impl Walker<'_> {
                 && l > self.cfg.timeout_us
                 && !kept_alive
             {
-                q.late = true;
+                // Not `late` in pairs.csv when untimed progress may have
+                // kept it alive: the capture cannot tell.
+                q.late = untimed_progress.is_none();
                 let method = q.method.as_deref().map(str::to_string);
                 self.find(K::LateResponse, f, Some(d), FindingId::One(m.id.clone()), method,
                         format!("answered after {:.1} ms, past the {:.0} ms timeout: its caller had likely given up", l as f64 / 1000.0, self.cfg.timeout_us as f64 / 1000.0));
+                if let Some(n) = untimed_progress
+                    && let Some(found) = self.out.findings.last_mut()
+                {
+                    found.gap = true;
+                    found.detail.push_str(&format!(
+                        "; but its {n} progress notification{} have no time of their own in this capture (events of a HAR stream body, stamped with the entry's end), so whether they reset the caller's timeout is unknown (a capture gap)",
+                        if n == 1 { "" } else { "s" }
+                    ));
+                }
             }
         }
-        let q = &self.out.requests[ri];
-        if let Some((b, pos)) = q.batch {
+    }
+
+    /// A batched request `ri` answered: the answer's place in its batch's
+    /// arrivals, and the batch linked to the frame.
+    fn batch_arrival(&mut self, ri: usize, t: &mut Tally) {
+        if let Some((b, pos)) = self.out.requests[ri].batch {
             let b = b as usize;
             let bt = &mut self.out.batches[b];
             self.out.requests[ri].response_position = Some(bt.arrivals.len() as u32);
@@ -1753,24 +1911,25 @@ impl Walker<'_> {
                 t.linked.push(b);
             }
         }
-        self.ops.response(ri, &mut self.out.requests, m);
-        if d == Direction::S2c
-            && self.negotiated.is_none()
+    }
+
+    /// A server's answer `m` that names the server: the revision the
+    /// `initialize` result negotiated, else (2026-07-28) its `_meta`.
+    fn server_named(&mut self, m: &Message) {
+        if self.negotiated.is_none()
             && let (Some(v), Some((n, ver))) = (m.negotiated(), m.server_info())
         {
             self.out.revision = Some(v.to_string());
             self.out.server = Some((n.to_string(), ver.to_string()));
             self.negotiated = Some(v.into());
         }
-        if d == Direction::S2c
-            && self.out.server.is_none()
+        if self.out.server.is_none()
             && m.negotiated().is_none()
             && let Some((n, ver)) = m.server_info()
         {
             // 2026-07-28: the server names itself in `_meta`.
             self.out.server = Some((n.to_string(), ver.to_string()));
         }
-        self.answer_rules(f, d, m, ri);
     }
 
     fn finish_rules(&mut self) {
@@ -1792,6 +1951,36 @@ impl Walker<'_> {
     /// rejections, bare replies to batches, answers to `[]`, placeholder
     /// error ids, and progress tokens that no request gave.
     fn reply_shapes(&mut self) {
+        self.batch_reply_shapes();
+        let empty: Vec<Finding> = self
+            .replies
+            .empty
+            .iter()
+            .filter_map(|e| {
+                let detail = replies::empty_batch_verdict(e)?;
+                let kind = K::EmptyBatchNotRejected;
+                Some(self.batch_finding(kind, e.direction.other(), vec![], e.at, detail))
+            })
+            .collect();
+        self.out.findings.extend(empty);
+        let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
+        self.placeholder_errors(lost.as_deref());
+        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
+            if self.progress_tokens.contains_key(&(d.other(), tok)) {
+                continue;
+            }
+            if let Some(entries) = &lost {
+                found.gap = true;
+                found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
+            }
+            self.out.findings.push(found);
+        }
+    }
+
+    /// Per batch: one error that rejected the whole batch of well-formed
+    /// members (`batch_rejected_whole`), and a bare object answering it
+    /// (`batch_reply_not_array`).
+    fn batch_reply_shapes(&mut self) {
         for bi in 0..self.out.batches.len() {
             let b = &self.out.batches[bi];
             let ran = b.reqs.iter().any(|&r| self.out.requests[r].answered);
@@ -1829,17 +2018,12 @@ impl Walker<'_> {
                 self.out.findings.push(found);
             }
         }
-        let empty: Vec<Finding> = self
-            .replies
-            .empty
-            .iter()
-            .filter_map(|e| {
-                let detail = replies::empty_batch_verdict(e)?;
-                let kind = K::EmptyBatchNotRejected;
-                Some(self.batch_finding(kind, e.direction.other(), vec![], e.at, detail))
-            })
-            .collect();
-        self.out.findings.extend(empty);
+    }
+
+    /// `placeholder_id_error`: the errors whose id no request had, when
+    /// several carry it or it is a known placeholder; `lost` lists the
+    /// entries whose request bodies the capture lost.
+    fn placeholder_errors(&mut self, lost: Option<&str>) {
         let mut placeholders: Vec<(&String, &Vec<usize>)> = self
             .replies
             .unknown_errors
@@ -1849,7 +2033,6 @@ impl Walker<'_> {
             })
             .collect();
         placeholders.sort();
-        let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
         for (id, at) in placeholders {
             for &i in at {
                 let found = &mut self.out.findings[i];
@@ -1858,20 +2041,10 @@ impl Walker<'_> {
                     "an error with id {id}, which no request had: {} error(s) of this session carry it, a constant the server puts on errors it cannot address, so the client cannot match it to its request",
                     at.len()
                 );
-                if let (true, Some(entries)) = (found.gap, &lost) {
+                if let (true, Some(entries)) = (found.gap, lost) {
                     found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
                 }
             }
-        }
-        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
-            if self.progress_tokens.contains_key(&(d.other(), tok)) {
-                continue;
-            }
-            if let Some(entries) = &lost {
-                found.gap = true;
-                found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
-            }
-            self.out.findings.push(found);
         }
     }
 
@@ -1934,54 +2107,10 @@ impl Walker<'_> {
                     q.id.json_text()
                 ),
             );
-            if q.direction == Direction::S2c && !self.lost_requests.is_empty() {
-                // A server request is answered in a client POST body.
+            let (requests, replies) = (&self.lost_requests, &mut self.lost_replies);
+            if let Some(detail) = unanswered_gap(q, what, requests, replies, self.tail_lost) {
                 base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the capture did not keep the request body of entry {} (a capture gap): its answer may have been there",
-                    q.id.json_text(),
-                    entry_list(&self.lost_requests)
-                );
-            } else if let Some(lost) = self.lost_replies.iter_mut().find(|(d, line, free)| {
-                *free
-                    && d.is_none_or(|d| d == q.direction.other())
-                    && q.loc.line.is_some_and(|l| l <= *line)
-            }) {
-                // The first unclaimed reply logged without its id after the
-                // request (FORMATS.md §8.3.6): one reply, one request.
-                lost.2 = false;
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the log shows a reply at line {} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may be the answer",
-                    q.id.json_text(),
-                    lost.1
-                );
-            } else if q.response_lost {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but entry {}'s response was not kept (a capture gap): its answer may have been there",
-                    q.id.json_text(),
-                    q.entry.unwrap_or(0)
-                );
-            } else if let Some(status) = q.refused {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no JSON-RPC response: its POST was refused with HTTP {status} before JSON-RPC (an authentication challenge or an Origin check), so none was due",
-                    q.id.json_text()
-                );
-            } else if let Some(gap) = &q.reply_gap {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but {gap} (a capture gap): its answer may have been there",
-                    q.id.json_text()
-                );
-            }
-            if !base.gap && self.tail_lost {
-                base.gap = true;
-                base.detail = format!(
-                    "{what} {} has no response in the capture, but the file's compressed stream broke off before its end (a capture gap): its answer may have been in the part not read",
-                    q.id.json_text()
-                );
+                base.detail = detail;
             }
             // A stream the capture does not hold cannot be said to have
             // closed (`reply_gap`: e.g. a legacy session's GET stream

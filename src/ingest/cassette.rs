@@ -157,13 +157,10 @@ pub fn parse(input: Input<'_>) -> Parsed {
         p.incomplete = true;
         return p;
     };
-    let key: std::sync::Arc<str> = input.name.into();
-    let base = input.text.as_ptr() as usize;
-    let prov = |i: u64, raw: &RawValue| Provenance {
+    let out = Out {
+        key: input.name.into(),
         file: input.file,
-        location: Location::entry(i, None),
-        offset: (raw.get().as_ptr() as usize).saturating_sub(base) as u64,
-        len: u32::try_from(raw.get().len()).unwrap_or(u32::MAX),
+        base: input.text.as_ptr() as usize,
     };
     let read: Vec<Read<'_>> = doc
         .interactions
@@ -178,11 +175,37 @@ pub fn parse(input: Input<'_>) -> Parsed {
         .enumerate()
     {
         let it = &doc.interactions[i];
-        let Read { request, response } = read[i].clone();
-        let (i, rank) = (i as u64, rank as i64);
+        let body = read[i].clone();
         if it.kind == "lifecycle" {
             continue;
         }
+        out.exchange(&mut p.records, it, i as u64, rank as i64, body);
+    }
+    p
+}
+
+/// What the frames of one cassette share: its session, file and text.
+struct Out {
+    key: std::sync::Arc<str>,
+    file: u32,
+    /// Address of the text's first byte (a body's offset is its address
+    /// less this).
+    base: usize,
+}
+
+impl Out {
+    /// The frames of interaction `i` (at `rank` in causal order): the
+    /// request body client→server (a lost one for a batch), then the kept
+    /// answer server→client, with `latency_ms` when it answers the request.
+    fn exchange(
+        &self,
+        records: &mut Vec<Record>,
+        it: &Interaction<'_>,
+        i: u64,
+        rank: i64,
+        body: Read<'_>,
+    ) {
+        let Read { request, response } = body;
         let asked = match &request {
             Some((_, Ok(Payload::Single(m)))) if m.kind == Kind::Request => Some(m.id.clone()),
             _ => None,
@@ -191,58 +214,20 @@ pub fn parse(input: Input<'_>) -> Parsed {
             (&response, &asked),
             (Some((_, Ok(Payload::Single(m)))), Some(id)) if m.kind == Kind::Response && m.id == *id
         );
-        let http = HttpContext {
-            entry: i,
-            is_request_body: true,
-            method: "POST".into(),
-            status: it.response_status,
-            stream: it.response_is_sse,
-            body_empty: it.response.is_none() && !it.response_is_sse,
-            body_has_json: it.response.is_some(),
-            // No times: the exchange's place in causal order (µs as a
-            // count) orders the entries (DESIGN.md rule 4).
-            start: rank,
-            end: rank,
-            position: 0,
-            protocol_header: None,
-            legacy: false,
-            // Only the first event of an SSE answer is kept: when it is not
-            // the response, the response was in the part not kept.
-            response_lost: it.response_is_sse
-                && it.response.is_some()
-                && asked.is_some()
-                && !answers,
-            // The stated latency_ms is the bound (FORMATS.md §9.1).
-            time_unbounded: false,
-            origin_keyed: false,
-            headers: None,
-        };
-        let frame = |direction, prov, payload, http, stated_latency| {
-            Record::Frame(Frame {
-                key: key.clone(),
-                split: Split::ByStart,
-                direction: Some(direction),
-                ts: None,
-                stated_latency,
-                prov,
-                payload,
-                http: Some(http),
-                event_id: None,
-            })
-        };
+        let http = context(it, i, rank, asked.is_some(), answers);
         match request {
-            Some((raw, payload)) => p.records.push(frame(
+            Some((raw, payload)) => records.push(self.frame(
                 Direction::C2s,
-                prov(i, raw),
+                self.prov(i, raw),
                 payload.unwrap_or(Payload::Unparseable),
                 http.clone(),
                 None,
             )),
             // A POST whose body was no single object (a batch): not kept.
-            None => p.records.push(frame(
+            None => records.push(self.frame(
                 Direction::C2s,
                 Provenance {
-                    file: input.file,
+                    file: self.file,
                     location: Location::entry(i, None),
                     offset: 0,
                     len: 0,
@@ -257,9 +242,9 @@ pub fn parse(input: Input<'_>) -> Parsed {
                 .latency_ms
                 .filter(|ms| answers && ms.is_finite() && *ms >= 0.0)
                 .map(|ms| (ms * 1000.0).round() as i64);
-            p.records.push(frame(
+            records.push(self.frame(
                 Direction::S2c,
-                prov(i, raw),
+                self.prov(i, raw),
                 payload.unwrap_or(Payload::Unparseable),
                 HttpContext {
                     is_request_body: false,
@@ -269,7 +254,67 @@ pub fn parse(input: Input<'_>) -> Parsed {
             ));
         }
     }
-    p
+
+    /// Where body `raw` of interaction `i` is in the text.
+    fn prov(&self, i: u64, raw: &RawValue) -> Provenance {
+        Provenance {
+            file: self.file,
+            location: Location::entry(i, None),
+            offset: (raw.get().as_ptr() as usize).saturating_sub(self.base) as u64,
+            len: u32::try_from(raw.get().len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// One frame of the cassette's session.
+    fn frame(
+        &self,
+        direction: Direction,
+        prov: Provenance,
+        payload: Payload,
+        http: HttpContext,
+        stated_latency: Option<i64>,
+    ) -> Record {
+        Record::Frame(Frame {
+            key: self.key.clone(),
+            split: Split::ByStart,
+            direction: Some(direction),
+            ts: None,
+            stated_latency,
+            prov,
+            payload,
+            http: Some(http),
+            event_id: None,
+        })
+    }
+}
+
+/// The HTTP exchange of interaction `it` (entry `i`, at `rank` in causal
+/// order), for its request body: `asked` when the body is one request,
+/// `answers` when the kept answer is its response.
+fn context(it: &Interaction<'_>, i: u64, rank: i64, asked: bool, answers: bool) -> HttpContext {
+    HttpContext {
+        entry: i,
+        is_request_body: true,
+        method: "POST".into(),
+        status: it.response_status,
+        stream: it.response_is_sse,
+        body_empty: it.response.is_none() && !it.response_is_sse,
+        body_has_json: it.response.is_some(),
+        // No times: the exchange's place in causal order (µs as a
+        // count) orders the entries (DESIGN.md rule 4).
+        start: rank,
+        end: rank,
+        position: 0,
+        protocol_header: None,
+        legacy: false,
+        // Only the first event of an SSE answer is kept: when it is not
+        // the response, the response was in the part not kept.
+        response_lost: it.response_is_sse && it.response.is_some() && asked && !answers,
+        // The stated latency_ms is the bound (FORMATS.md §9.1).
+        time_unbounded: false,
+        origin_keyed: false,
+        headers: None,
+    }
 }
 
 #[cfg(test)]

@@ -374,7 +374,7 @@ impl LineReader for Supergateway {
                     direction,
                     session,
                     part,
-                    mut body,
+                    body,
                     answered_unlogged,
                 } => {
                     let owned = owners.owner(direction, session, shape(&body).as_ref());
@@ -387,32 +387,14 @@ impl LineReader for Supergateway {
                     } else {
                         owned.keys
                     };
-                    let n = keys.len();
-                    for (k, key) in keys.into_iter().enumerate() {
-                        let at = At {
-                            key,
-                            split,
-                            direction: Some(direction),
-                            ts: None,
-                            line,
-                        };
-                        // The last copy takes the body (no clone for one).
-                        let copy = if k + 1 == n {
-                            std::mem::replace(&mut body, Body::Unreadable)
-                        } else {
-                            body.clone()
-                        };
-                        emit_read(sink, at, part, copy);
-                        if answered_unlogged {
-                            sink.lost(
-                                At {
-                                    direction: Some(Direction::C2s),
-                                    ..at
-                                },
-                                part,
-                            );
-                        }
-                    }
+                    let at = At {
+                        key: file,
+                        split,
+                        direction: Some(direction),
+                        ts: None,
+                        line,
+                    };
+                    emit_copies(sink, keys, at, part, body, answered_unlogged);
                 }
                 Item::Lost { line, part } => {
                     let key = owners.last.unwrap_or(file);
@@ -439,6 +421,39 @@ impl LineReader for Supergateway {
                      FORMATS.md §8.3.6): a reply is counted in the session that asked first, \
                      else in the last active one (a capture gap; first at this line)"
                 ),
+            );
+        }
+    }
+}
+
+/// Message `part` (read as `body`) at `at`, once in each session of
+/// `keys` (`at.key` is replaced); the last copy takes the body (no clone
+/// for one). `answered_unlogged`: a child request the stateless gateway
+/// answered without logging, so each copy has a lost reply client→server.
+fn emit_copies(
+    sink: &mut LineSink<'_>,
+    keys: Vec<&str>,
+    at: At<'_>,
+    part: &str,
+    mut body: Body,
+    answered_unlogged: bool,
+) {
+    let n = keys.len();
+    for (k, key) in keys.into_iter().enumerate() {
+        let at = At { key, ..at };
+        let copy = if k + 1 == n {
+            std::mem::replace(&mut body, Body::Unreadable)
+        } else {
+            body.clone()
+        };
+        emit_read(sink, at, part, copy);
+        if answered_unlogged {
+            sink.lost(
+                At {
+                    direction: Some(Direction::C2s),
+                    ..at
+                },
+                part,
             );
         }
     }

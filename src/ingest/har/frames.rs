@@ -11,7 +11,8 @@ use base64::Engine as _;
 use serde::de::IgnoredAny;
 
 use super::model::{
-    Content, Entry, EsMessage, Loose, Num, Param, PostData, Response, Timings, header,
+    Content, Entry, EsMessage, Headers, Loose, Num, Param, PostData, Request, Response, Timings,
+    header,
 };
 use super::session::Session;
 use super::websocket;
@@ -21,7 +22,7 @@ use crate::record::jsonrpc::{PayloadError, parse_payload};
 use crate::record::time::parse_iso;
 use crate::record::{
     Direction, Frame, HttpContext, Id, Kind, Location, Micros, Parsed, Payload, Problem,
-    Provenance, Record, Split, SseEventId,
+    Provenance, Record, RequestHeaders, Split, SseEventId,
 };
 
 /// Longest entry duration taken as real (ms): one year. HAR 1.2 gives
@@ -53,6 +54,91 @@ struct Times {
     /// Timestamps of the request frame and of the response frames.
     request: Option<Micros>,
     response: Option<Micros>,
+    /// When the response headers came: `start + time - receive` (`start`
+    /// without a `receive` ≥ 0). DevTools stamps the records of events
+    /// that came before it began following the stream at about the
+    /// request's start, before the response headers (measured:
+    /// tests/data/real4/browser README): such a time is no arrival time.
+    headers: Micros,
+    /// `receive` 0 (mitmproxy: no end of the response recorded) or
+    /// negative: `time` closed at the response headers (FORMATS.md §4.2).
+    closed_at_headers: bool,
+    /// No `receive` and a `time` of 0 or none (Firefox: a stream still
+    /// open at export, `timings` empty): the entry records no end at all
+    /// (FORMATS.md §4.2).
+    open_at_export: bool,
+}
+
+/// What an entry's request says beside its body (FORMATS.md §4): method,
+/// URL, the body when kept as text, and the MCP headers.
+struct RequestRead<'a> {
+    /// Upper-cased, trimmed; empty when missing.
+    method: String,
+    url: &'a str,
+    /// `postData.text` when it has no `encoding`.
+    body_text: Option<&'a str>,
+    protocol_header: Option<Box<str>>,
+    headers: Option<Arc<RequestHeaders>>,
+}
+
+impl<'a> RequestRead<'a> {
+    /// Reads `req`; `response` is the response's headers (an
+    /// `Access-Control-Allow-Origin` answers the request's `Origin`).
+    fn of(req: &'a Request<'a>, response: &Headers<'_>) -> Self {
+        let method = req
+            .method
+            .0
+            .as_deref()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_uppercase();
+        let url = req.url.0.as_deref().unwrap_or("");
+        let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
+        let body_text = req
+            .post_data
+            .0
+            .as_ref()
+            .filter(|pd| pd.encoding.0.is_none())
+            .and_then(|pd| pd.text.0.as_deref());
+        let headers = super::mcp_headers::read(&req.headers, response, url, body_text);
+        RequestRead {
+            method,
+            url,
+            body_text,
+            protocol_header,
+            headers,
+        }
+    }
+}
+
+/// The exchange's context shared by the frames of entry `i` (its
+/// `position` 0, for the request body).
+fn http_context(
+    i: u64,
+    rq: RequestRead<'_>,
+    read: &ResponseRead,
+    times: &Times,
+    has_response: bool,
+    session: &Session,
+) -> HttpContext {
+    HttpContext {
+        entry: i,
+        is_request_body: false,
+        method: rq.method.as_str().into(),
+        status: read.status,
+        stream: read.stream,
+        body_empty: read.body_empty,
+        body_has_json: read.body_has_json,
+        start: times.start,
+        end: times.end,
+        position: 0,
+        protocol_header: rq.protocol_header,
+        legacy: session.legacy,
+        response_lost: read.lost || !has_response,
+        time_unbounded: false,
+        origin_keyed: session.origin_keyed,
+        headers: rq.headers,
+    }
 }
 
 /// What an entry's response says (FORMATS.md §4, §4.2; DESIGN.md rule 12).
@@ -150,141 +236,34 @@ impl<'t> EntrySink<'t> {
             ws,
             es,
         } = e;
-        let Some(req) = request.0 else {
-            self.error(i, "no `request` object; skipped");
+        let Some(req) = self.request(i, request.0) else {
             return Ok(());
         };
-        if req.method.0.is_none() && req.url.0.is_none() {
-            // serde reads a struct from an array too: `"request": [1, 2]`.
-            self.error(
-                i,
-                "`request` has no method and no URL (not a request object); skipped",
-            );
-            return Ok(());
-        }
-        let method = req
-            .method
-            .0
-            .as_deref()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_uppercase();
-        let url = req.url.0.as_deref().unwrap_or("");
         let times = self.times(i, started.0.as_deref(), time.0.as_ref(), timings.0.as_ref());
-        // `receive` 0 (mitmproxy: no end of the response recorded) or
-        // negative: `time` closed at the response headers (FORMATS.md §4.2).
-        let receive = timings
-            .0
-            .as_ref()
-            .and_then(|t| t.receive.0.as_ref())
-            .and_then(Num::finite);
-        let closed_at_headers = receive.is_some_and(|r| r <= 0.0);
-        // No `receive` and a `time` of 0 or none (Firefox: a stream still
-        // open at export, `timings` empty): the entry records no end at all.
-        let open_at_export = receive.is_none()
-            && time
-                .0
-                .as_ref()
-                .and_then(Num::finite)
-                .is_none_or(|t| t <= 0.0);
         let has_response = response.0.is_some();
         let resp = self.response(i, response.0);
-        let mut session = Session::of(&req.headers, &resp.headers, url, self.name);
-        let protocol_header = header(&req.headers, "mcp-protocol-version").map(Box::from);
-        let body_text = req
-            .post_data
-            .0
-            .as_ref()
-            .filter(|pd| pd.encoding.0.is_none())
-            .and_then(|pd| pd.text.0.as_deref());
-        let headers = super::mcp_headers::read(&req.headers, &resp.headers, url, body_text);
+        let rq = RequestRead::of(&req, &resp.headers);
+        let mut session = Session::of(&req.headers, &resp.headers, rq.url, self.name);
         let es: Vec<EsMessage<'_>> = es.0.into_iter().flatten().filter_map(|m| m.0).collect();
-        // DevTools stamps the records of events that came before it began
-        // following the stream at about the request's start, before the
-        // response headers (measured: tests/data/real4/browser README):
-        // such a time is no arrival time. The headers came at
-        // `start + time - receive`.
-        let receive = timings
-            .0
-            .as_ref()
-            .and_then(|t| t.receive.0.as_ref())
-            .and_then(Num::finite)
-            .filter(|r| *r >= 0.0);
-        let floor = match receive {
-            Some(r) => times.end - (r * 1000.0).round() as Micros,
-            None => times.start,
-        };
-        let mut read = self.read_response(i, &method, resp, &es, floor, &mut session);
-        if method == "GET" && read.stream && session.legacy && !read.lost {
+        let mut read = self.read_response(i, &rq.method, resp, &es, times.headers, &mut session);
+        if rq.method == "GET" && read.stream && session.legacy && !read.lost {
             self.parsed.linked_streams.push(session.key.clone());
         }
         // The request body once parsed here is handed to `request_frame`,
         // not parsed again (every 202 notification POST comes this way).
         let mut parsed_body = None;
         if !read.frames.iter().any(|f| carries_jsonrpc(&f.payload)) {
-            // Neither side JSON-RPC (OAuth metadata and token endpoints,
-            // health checks, other APIs beside the MCP endpoint): not MCP
-            // traffic. Only asked when no response frame is JSON-RPC.
-            let request = match (method.as_str(), body_text) {
-                ("POST", Some(t)) if !t.trim().is_empty() => Some(read_payload(t).0),
-                _ => None,
-            };
-            let request_rpc = request.as_ref().is_some_and(carries_jsonrpc);
-            // A lost response may have been JSON-RPC (a parse error
-            // answering a broken body): then the body is judged as usual.
-            let kept = has_response && !read.lost;
-            let posted_other = kept && request.is_some() && !request_rpc;
-            let got_other = !read.frames.is_empty();
-            let fetched_other = got_other && request.is_none() && method != "POST" && !read.stream;
-            if posted_other || fetched_other {
-                self.error(
-                    i,
-                    format!(
-                        "{method} {}: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped",
-                        crate::report::sanitize::escape_controls(&short_url(url))
-                    ),
-                );
-                return Ok(());
+            match self.screen(i, &rq, has_response, &mut read) {
+                Some(request) => parsed_body = request,
+                None => return Ok(()),
             }
-            if got_other && request_rpc {
-                // A JSON-RPC request refused before JSON-RPC (an OAuth
-                // challenge, a 403): the body is no answer to it.
-                self.error(
-                    i,
-                    format!(
-                        "the response (status {}) is no JSON-RPC message: the request was refused at the HTTP layer; its body is not read as messages",
-                        read.status
-                    ),
-                );
-                read.frames.clear();
-                read.body_has_json = false;
-            }
-            parsed_body = request;
         }
-        let http = HttpContext {
-            entry: i,
-            is_request_body: false,
-            method: method.as_str().into(),
-            status: read.status,
-            stream: read.stream,
-            body_empty: read.body_empty,
-            body_has_json: read.body_has_json,
-            start: times.start,
-            end: times.end,
-            position: 0,
-            protocol_header,
-            legacy: session.legacy,
-            response_lost: read.lost || !has_response,
-            time_unbounded: false,
-            origin_keyed: session.origin_keyed,
-            headers,
-        };
         // Such a `time` still bounds a stream of one message event (priming
         // events aside): it came with the headers (mitmproxy keeps such a
         // body itself and records no end). A longer stream went on after.
         // An entry open at export bounds none of its events, not even one.
-        let unbounded =
-            read.stream && (open_at_export || closed_at_headers && read.frames.len() != 1);
+        let unbounded = read.stream
+            && (times.open_at_export || times.closed_at_headers && read.frames.len() != 1);
         let shared = Shared {
             unbounded,
             entry: i,
@@ -295,36 +274,90 @@ impl<'t> EntrySink<'t> {
                 offset,
                 len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
             },
-            http,
+            http: http_context(i, rq, &read, &times, has_response, &session),
         };
-        if method == "POST" {
+        if &*shared.http.method == "POST" {
             match req.post_data.0 {
                 Some(pd) => self.request_frame(pd, parsed_body, times.request, &shared),
                 None => self.no_post_data(times.request, &shared),
             }
         }
-        let n = read.frames.len();
-        self.response_frames(read.frames, times.response, &shared);
-        if shared.http.response_lost && has_response {
-            // What the body held is unknown: a marker, so that the analysis
-            // knows a server request may have been in it (DESIGN.md rule 12).
-            self.parsed.records.push(Record::Frame(Frame {
-                key: shared.key.clone(),
-                split: Split::Never,
-                direction: Some(Direction::S2c),
-                ts: times.response,
-                stated_latency: None,
-                event_id: None,
-                prov: shared.prov(None),
-                payload: Payload::Lost,
-                http: Some(shared.http(false, u32::try_from(n).unwrap_or(u32::MAX))),
-            }));
-        }
+        self.response_frames(read.frames, times.response, has_response, &shared);
         for notice in websocket::push_frames(&mut self.parsed.records, i, ws, shared.key, shared.at)
         {
             self.error(i, notice);
         }
         Ok(())
+    }
+
+    /// The entry's request object; `None` with an error line when there
+    /// is none, or it has neither method nor URL.
+    fn request<'a>(&mut self, i: u64, request: Option<Request<'a>>) -> Option<Request<'a>> {
+        let Some(req) = request else {
+            self.error(i, "no `request` object; skipped");
+            return None;
+        };
+        if req.method.0.is_none() && req.url.0.is_none() {
+            // serde reads a struct from an array too: `"request": [1, 2]`.
+            self.error(
+                i,
+                "`request` has no method and no URL (not a request object); skipped",
+            );
+            return None;
+        }
+        Some(req)
+    }
+
+    /// When no response frame is JSON-RPC: is the entry MCP traffic at
+    /// all? `None` (with an error line) when neither side is JSON-RPC;
+    /// else the request body when it was read here. A JSON-RPC request
+    /// refused before JSON-RPC loses its response frames (an error line).
+    fn screen(
+        &mut self,
+        i: u64,
+        rq: &RequestRead<'_>,
+        has_response: bool,
+        read: &mut ResponseRead,
+    ) -> Option<Option<Payload>> {
+        // Neither side JSON-RPC (OAuth metadata and token endpoints,
+        // health checks, other APIs beside the MCP endpoint): not MCP
+        // traffic. Only asked when no response frame is JSON-RPC.
+        let method = rq.method.as_str();
+        let request = match (method, rq.body_text) {
+            ("POST", Some(t)) if !t.trim().is_empty() => Some(read_payload(t).0),
+            _ => None,
+        };
+        let request_rpc = request.as_ref().is_some_and(carries_jsonrpc);
+        // A lost response may have been JSON-RPC (a parse error
+        // answering a broken body): then the body is judged as usual.
+        let kept = has_response && !read.lost;
+        let posted_other = kept && request.is_some() && !request_rpc;
+        let got_other = !read.frames.is_empty();
+        let fetched_other = got_other && request.is_none() && method != "POST" && !read.stream;
+        if posted_other || fetched_other {
+            self.error(
+                i,
+                format!(
+                    "{method} {}: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped",
+                    crate::report::sanitize::escape_controls(&short_url(rq.url))
+                ),
+            );
+            return None;
+        }
+        if got_other && request_rpc {
+            // A JSON-RPC request refused before JSON-RPC (an OAuth
+            // challenge, a 403): the body is no answer to it.
+            self.error(
+                i,
+                format!(
+                    "the response (status {}) is no JSON-RPC message: the request was refused at the HTTP layer; its body is not read as messages",
+                    read.status
+                ),
+            );
+            read.frames.clear();
+            read.body_has_json = false;
+        }
+        Some(request)
     }
 
     /// The entry `raw` read leniently (the skim, else serde_json); `None`
@@ -343,8 +376,8 @@ impl<'t> EntrySink<'t> {
         }
     }
 
-    /// The entry's times: `startedDateTime`, and the end after the
-    /// duration ([`EntrySink::duration_ms`]).
+    /// The entry's times: `startedDateTime`, the end after the duration
+    /// ([`EntrySink::duration_ms`]), and when the response headers came.
     fn times(
         &mut self,
         i: u64,
@@ -365,11 +398,22 @@ impl<'t> EntrySink<'t> {
             Some(s) => (s, s.saturating_add(dur_us)),
             None => (0, 0),
         };
+        let receive = timings
+            .and_then(|t| t.receive.0.as_ref())
+            .and_then(Num::finite);
+        let headers = match receive.filter(|r| *r >= 0.0) {
+            Some(r) => end_us - (r * 1000.0).round() as Micros,
+            None => start_us,
+        };
         Times {
             start: start_us,
             end: end_us,
             request: start,
             response: start.map(|_| end_us),
+            headers,
+            closed_at_headers: receive.is_some_and(|r| r <= 0.0),
+            open_at_export: receive.is_none()
+                && time.and_then(Num::finite).is_none_or(|t| t <= 0.0),
         }
     }
 
@@ -645,8 +689,17 @@ impl<'t> EntrySink<'t> {
         self.request_body(Payload::Lost, ts, shared);
     }
 
-    /// The response body's frames, in body order (`position`).
-    fn response_frames(&mut self, frames: Vec<BodyFrame>, ts: Option<Micros>, shared: &Shared<'_>) {
+    /// The response body's frames, in body order (`position`), then the
+    /// marker of a response the capture did not keep (`has_response`: the
+    /// entry has a response object).
+    fn response_frames(
+        &mut self,
+        frames: Vec<BodyFrame>,
+        ts: Option<Micros>,
+        has_response: bool,
+        shared: &Shared<'_>,
+    ) {
+        let n = frames.len();
         for (pos, f) in frames.into_iter().enumerate() {
             self.parsed.records.push(Record::Frame(Frame {
                 key: shared.key.clone(),
@@ -666,6 +719,21 @@ impl<'t> EntrySink<'t> {
                     time_unbounded: shared.unbounded && f.ts.is_none(),
                     ..shared.http(false, u32::try_from(pos).unwrap_or(u32::MAX))
                 }),
+            }));
+        }
+        if shared.http.response_lost && has_response {
+            // What the body held is unknown: a marker, so that the analysis
+            // knows a server request may have been in it (DESIGN.md rule 12).
+            self.parsed.records.push(Record::Frame(Frame {
+                key: shared.key.clone(),
+                split: Split::Never,
+                direction: Some(Direction::S2c),
+                ts,
+                stated_latency: None,
+                event_id: None,
+                prov: shared.prov(None),
+                payload: Payload::Lost,
+                http: Some(shared.http(false, u32::try_from(n).unwrap_or(u32::MAX))),
             }));
         }
     }
@@ -690,27 +758,60 @@ fn body_frames(
     floor: Micros,
     session: &mut Session,
 ) -> (Vec<BodyFrame>, bool) {
-    let mut frames = Vec::new();
-    let mut body_has_json = false;
     if let Some(body) = body
         && !stream
     {
-        if is_json_type(mt) && !body.trim().is_empty() {
-            let (payload, json) = read_payload(body);
-            frames.push(BodyFrame {
-                event: None,
-                payload,
-                event_id: None,
-                ts: None,
-            });
-            return (frames, json);
-        }
-        return (frames, false);
+        return json_body_frame(body, mt);
     }
-    // The records' data is decoded as UTF-8 by DevTools (measured:
-    // tests/data/real4/browser), so it is never mojibake.
-    let records: Vec<EsRecord> = es
-        .iter()
+    let records = es_records(es, floor);
+    let mut out = StreamFrames::default();
+    match body {
+        Some(body) => {
+            let mut next = 0;
+            for (n, ev) in sse::events(body).into_iter().enumerate() {
+                let found = records[next.min(records.len())..]
+                    .iter()
+                    .position(|r| r.id == ev.last_event_id && (!r.has_data || r.data == ev.data));
+                let ts = found.and_then(|k| {
+                    next += k + 1;
+                    records[next - 1].ts
+                });
+                out.push(n, &ev.event_type, &ev.last_event_id, &ev.data, ts, session);
+            }
+        }
+        None => {
+            for (n, r) in records.iter().enumerate() {
+                out.push(n, r.name, r.id, r.data, r.ts, session);
+            }
+        }
+    }
+    out.fill_times();
+    (out.frames, out.body_has_json)
+}
+
+/// A body that is no event stream: one frame when it is JSON by its media
+/// type and not blank, else none (and no JSON).
+fn json_body_frame(body: &str, mt: &str) -> (Vec<BodyFrame>, bool) {
+    let mut frames = Vec::new();
+    if is_json_type(mt) && !body.trim().is_empty() {
+        let (payload, json) = read_payload(body);
+        frames.push(BodyFrame {
+            event: None,
+            payload,
+            event_id: None,
+            ts: None,
+        });
+        return (frames, json);
+    }
+    (frames, false)
+}
+
+/// DevTools' records of a stream's events, each with its arrival time
+/// when that is at or after `floor`. The records' data is decoded as
+/// UTF-8 by DevTools (measured: tests/data/real4/browser), so it is never
+/// mojibake.
+fn es_records<'a>(es: &'a [EsMessage<'_>], floor: Micros) -> Vec<EsRecord<'a>> {
+    es.iter()
         .map(|m| EsRecord {
             has_data: m.data.0.is_some(),
             name: m.event_name.0.as_deref().unwrap_or("message"),
@@ -724,56 +825,59 @@ fn body_frames(
                 .and_then(epoch_s_to_us)
                 .filter(|t| *t >= floor),
         })
-        .collect();
-    let mut push =
-        |n: usize, name: &str, id: &str, data: &str, ts: Option<Micros>, session: &mut Session| {
-            // Legacy HTTP+SSE (FORMATS.md §2.2; DESIGN.md rule 1).
-            if name == "endpoint" {
-                session.endpoint(data);
-                return;
-            }
-            if name != "message" || data.is_empty() {
-                return;
-            }
-            let (payload, json) = read_payload(data);
-            body_has_json |= json;
-            frames.push(BodyFrame {
-                event: Some(n as u64 + 1),
-                payload,
-                event_id: SseEventId::new(id, data),
-                ts,
-            });
-        };
-    match body {
-        Some(body) => {
-            let mut next = 0;
-            for (n, ev) in sse::events(body).into_iter().enumerate() {
-                let found = records[next.min(records.len())..]
-                    .iter()
-                    .position(|r| r.id == ev.last_event_id && (!r.has_data || r.data == ev.data));
-                let ts = found.and_then(|k| {
-                    next += k + 1;
-                    records[next - 1].ts
-                });
-                push(n, &ev.event_type, &ev.last_event_id, &ev.data, ts, session);
-            }
+        .collect()
+}
+
+/// The frames of an event stream, in event order, and whether any event's
+/// data was JSON.
+#[derive(Default)]
+struct StreamFrames {
+    frames: Vec<BodyFrame>,
+    body_has_json: bool,
+}
+
+impl StreamFrames {
+    /// Event `n` (0-based) named `name`: a `message` with data is a frame;
+    /// a legacy `endpoint` event moves `session` (FORMATS.md §2.2;
+    /// DESIGN.md rule 1); others are no traffic.
+    #[inline]
+    fn push(
+        &mut self,
+        n: usize,
+        name: &str,
+        id: &str,
+        data: &str,
+        ts: Option<Micros>,
+        session: &mut Session,
+    ) {
+        if name == "endpoint" {
+            session.endpoint(data);
+            return;
         }
-        None => {
-            for (n, r) in records.iter().enumerate() {
-                push(n, r.name, r.id, r.data, r.ts, session);
+        if name != "message" || data.is_empty() {
+            return;
+        }
+        let (payload, json) = read_payload(data);
+        self.body_has_json |= json;
+        self.frames.push(BodyFrame {
+            event: Some(n as u64 + 1),
+            payload,
+            event_id: SseEventId::new(id, data),
+            ts,
+        });
+    }
+
+    /// An event without a time of its own came before the next one that
+    /// has one: it takes that time (an upper bound that keeps body order).
+    fn fill_times(&mut self) {
+        let mut next = None;
+        for f in self.frames.iter_mut().rev() {
+            match f.ts {
+                Some(t) => next = Some(t),
+                None => f.ts = next,
             }
         }
     }
-    // An event without a time of its own came before the next one that has
-    // one: it takes that time (an upper bound that keeps body order).
-    let mut next = None;
-    for f in frames.iter_mut().rev() {
-        match f.ts {
-            Some(t) => next = Some(t),
-            None => f.ts = next,
-        }
-    }
-    (frames, body_has_json)
 }
 
 /// The JSON body chrome-har turned into `postData.params` (FORMATS.md §4.1
