@@ -490,3 +490,61 @@ fn slow_tail_with_progress_is_info() {
         )]
     );
 }
+
+/// Playwright's HAR of a TS SDK session (tests/data/real2): the events of a
+/// POST stream have no time of their own, only the entry's end. With
+/// `--timeout 300ms`, `slow_echo` id 3 (entry 7, no progress) answered after
+/// 313.6 ms is late (a warning, `late` in pairs.csv); `count_with_progress`
+/// id 8 (entry 12) answered after 301.7 ms sent 4 progress notifications
+/// whose times the HAR does not give, so whether they kept its caller's
+/// timeout alive is unknown: info, naming the gap, and `paired`.
+#[test]
+fn har_progress_without_times_is_no_late_response() {
+    let f = root().join("tests/data/real2/har_browser-playwright-default__ts-streamable-sse.har");
+    let dir = common::out_dir("har_progress_without_times");
+    let out = mcp_audit(&[
+        f.to_str().unwrap(),
+        "--timeout",
+        "300ms",
+        "--out",
+        dir.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let late: Vec<(String, serde_json::Value, serde_json::Value, String)> = findings(&s)
+        .into_iter()
+        .filter(|(kind, ..)| kind == "late_response")
+        .map(|(_, severity, id, location, detail)| (severity, id, location, detail))
+        .collect();
+    assert_eq!(
+        late,
+        vec![
+            (
+                "warning".into(),
+                3.into(),
+                json!({"entry": 7, "event": 2}),
+                "answered after 313.6 ms, past the 300 ms timeout: its caller had likely given up".into()
+            ),
+            (
+                "info".into(),
+                8.into(),
+                json!({"entry": 12, "event": 5}),
+                "answered after 301.7 ms, past the 300 ms timeout: its caller had likely given up; but its 4 progress notifications have no time of their own in this capture (events of a HAR stream body, stamped with the entry's end), so whether they reset the caller's timeout is unknown (a capture gap)".into()
+            ),
+        ]
+    );
+    let pairs = std::fs::read_to_string(dir.join("pairs.csv")).unwrap();
+    let status = |id: &str| {
+        pairs
+            .lines()
+            .find(|l| l.contains(&format!(",c2s,{id},tools/call,")))
+            .and_then(|l| l.split(',').nth(7))
+            .map(str::to_string)
+    };
+    assert_eq!(
+        (status("3"), status("8")),
+        (Some("late".into()), Some("paired".into()))
+    );
+}
