@@ -254,6 +254,19 @@ pub struct Options {
     pub fault_kinds: Option<Vec<Fault>>,
 }
 
+impl Options {
+    /// The faults to inject: `fault_kinds` (default every one) that fit
+    /// the format.
+    fn kinds(&self) -> Vec<Fault> {
+        self.fault_kinds
+            .clone()
+            .unwrap_or_else(|| Fault::ALL.to_vec())
+            .into_iter()
+            .filter(|f| f.fits(self.format))
+            .collect()
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -815,181 +828,23 @@ impl Session<'_> {
         self.t = at;
     }
 
+    /// Injects fault `f` as the session's next step.
     fn fault(&mut self, f: Fault) {
         *self.m.injected_by_kind.entry(f.name()).or_insert(0) += 1;
-        let t = self.t;
         match f {
-            Fault::DuplicateId => {
-                let n = self.fresh();
-                let id = self.id(n);
-                let d1 = self.rng.range(5, 100);
-                let d2 = d1 + self.rng.range(1, 50);
-                for d in [d1, d2] {
-                    let q = self.request(&id, "tools/call", "2.0");
-                    let r = self.result(&id, "tools/call");
-                    let start = if d == d1 { t } else { t + 1 };
-                    self.push(start, d, Some(q), Some(r));
-                    self.pair(d, true);
-                }
-                self.find("duplicate_id");
-                self.answered.push(n);
-                self.t = t + 1 + d2;
-            }
-            Fault::IdReused => {
-                let n = *self.rng.pick(&self.answered.clone());
-                let id = self.id(n);
-                let lat = self.latency();
-                let q = self.request(&id, "ping", "2.0");
-                let r = self.result(&id, "ping");
-                self.push(t, lat, Some(q), Some(r));
-                self.pair(lat, true);
-                self.find("id_reused");
-                self.t += lat;
-            }
-            Fault::UnknownIdResponse => {
-                let lat = self.latency();
-                self.normal(lat);
-                let id = self.id(1_000_000_000 + self.next_id);
-                let r = self.result(&id, "ping");
-                self.server_line(r);
-                self.find("unknown_id_response");
-            }
-            Fault::DuplicateResponse => {
-                let lat = self.latency();
-                let n = self.normal(lat);
-                let id = self.id(n);
-                let r = self.result(&id, "ping");
-                self.server_line(r);
-                self.find("duplicate_response");
-            }
-            Fault::NotificationReplied if self.unanswered == 0 => {
-                let note = self.notification("notifications/roots/list_changed", "");
-                let lat = self.rng.range(1, 20);
-                self.m.totals.messages += 1;
-                self.m.totals.responses += 1;
-                self.push(
-                    t,
-                    lat,
-                    Some(note),
-                    Some("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}".to_string()),
-                );
-                self.find("notification_replied");
-                if self.har {
-                    // A POST of one notification not answered 202 + empty.
-                    self.find("notification_batch_awaited");
-                }
-                self.t += lat;
-            }
-            Fault::NotificationReplied => {
-                let lat = self.latency();
-                self.normal(lat);
-            }
-            Fault::MissingResponse | Fault::CancelledRequest => {
-                self.unanswered += 1;
-                let n = self.fresh();
-                let id = self.id(n);
-                let q = self.request(&id, "tools/call", "2.0");
-                self.push(t, 0, Some(q), None);
-                self.t += 1;
-                if f == Fault::CancelledRequest {
-                    let note = self.notification(
-                        "notifications/cancelled",
-                        &format!("{{\"requestId\":{id},\"reason\":\"user cancelled\"}}"),
-                    );
-                    self.t += self.rng.range(5, 500);
-                    self.push(self.t, 0, Some(note), None);
-                    self.t += 1;
-                }
-                self.find(f.name());
-            }
-            Fault::NullIdError => {
-                let lat = self.latency();
-                self.normal(lat);
-                self.m.totals.messages += 1;
-                self.m.totals.responses += 1;
-                self.server_line(
-                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}"
-                        .to_string(),
-                );
-                self.find("null_id_error");
-            }
-            Fault::InvalidRequest => {
-                let n = self.fresh();
-                let id = self.id(n);
-                let lat = self.latency();
-                let q = format!(
-                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":\"search\"}}"
-                );
-                let r = format!(
-                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32602,\"message\":\"Invalid params\"}}}}"
-                );
-                self.m.totals.messages += 2;
-                self.m.totals.requests += 1;
-                self.m.totals.responses += 1;
-                self.push(t, lat, Some(q), Some(r));
-                self.pair(lat, true);
-                self.answered.push(n);
-                self.find("invalid_request");
-                self.t += lat;
-            }
-            Fault::BadJsonrpcVersion => {
-                let n = self.fresh();
-                let id = self.id(n);
-                let lat = self.latency();
-                let q = self.request(&id, "ping", "1.0");
-                let r = self.result(&id, "ping");
-                self.push(t, lat, Some(q), Some(r));
-                self.pair(lat, true);
-                self.answered.push(n);
-                self.find("bad_jsonrpc_version");
-                self.t += lat;
-            }
+            Fault::DuplicateId | Fault::IdReused => self.id_fault(f),
+            Fault::FractionalId | Fault::NullRequestId => self.invalid_id_fault(f),
+            Fault::UnknownIdResponse
+            | Fault::DuplicateResponse
+            | Fault::NullIdError
+            | Fault::NonJsonLine => self.extra_line_fault(f),
+            Fault::MissingResponse | Fault::CancelledRequest => self.unanswered_fault(f),
+            Fault::NotificationReplied => self.notification_replied(),
+            Fault::InvalidRequest | Fault::BadJsonrpcVersion => self.envelope_fault(f),
             Fault::ResultAndError
             | Fault::NeitherResultNorError
             | Fault::IdPrecisionRisk
-            | Fault::IdTypeChanged => {
-                let n = self.fresh();
-                let id = match f {
-                    Fault::IdPrecisionRisk => (9_007_199_254_740_993 + 2 * n).to_string(),
-                    Fault::IdTypeChanged => n.to_string(),
-                    _ => self.id(n),
-                };
-                let lat = self.latency();
-                let q = self.request(&id, "ping", "2.0");
-                let r = match f {
-                    Fault::ResultAndError => format!(
-                        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}},\"error\":{{\"code\":-32603,\"message\":\"Internal error\"}}}}"
-                    ),
-                    Fault::NeitherResultNorError => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
-                    Fault::IdTypeChanged => {
-                        format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{}}}}")
-                    }
-                    _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"),
-                };
-                self.m.totals.messages += 1;
-                self.m.totals.responses += 1;
-                self.push(t, lat, Some(q), Some(r));
-                self.pair(lat, true);
-                if !matches!(f, Fault::IdPrecisionRisk | Fault::IdTypeChanged) {
-                    self.answered.push(n);
-                }
-                self.find(f.name());
-                self.t += lat;
-            }
-            Fault::NonJsonLine => {
-                let lat = self.latency();
-                self.normal(lat);
-                self.t += 1;
-                self.entries.push(Entry {
-                    start: self.t,
-                    dur: 0,
-                    req: None,
-                    resp: Some("{\"jsonrpc\":\"2.0\",\"id\":".to_string()),
-                    broken: true,
-                });
-                self.m.totals.non_json_lines += 1;
-                self.find("non_json_line");
-            }
+            | Fault::IdTypeChanged => self.response_shape_fault(f),
             Fault::SlowTail => {
                 let lat = self.rng.range(4000, 9000);
                 self.normal(lat);
@@ -999,38 +854,221 @@ impl Session<'_> {
                 self.normal(lat);
                 self.find("late_response");
             }
-            Fault::FractionalId | Fault::NullRequestId => {
-                self.unanswered += 1;
-                let id = if f == Fault::FractionalId {
-                    format!("{}.5", self.fresh())
-                } else {
-                    "null".to_string()
-                };
-                let q = self.request(&id, "ping", "2.0");
-                self.push(t, 0, Some(q), None);
-                self.t += 1;
-                self.find(f.name());
-            }
-            Fault::EmptyBatch => {
-                let lat = self.rng.range(1, 5);
-                self.m.totals.batches += 1;
-                self.m.totals.messages += 1;
-                self.m.totals.responses += 1;
-                self.push(
-                    t,
-                    lat,
-                    Some("[]".to_string()),
-                    Some(
-                        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}"
-                            .to_string(),
-                    ),
-                );
-                self.find("empty_batch");
-                self.find("null_id_error");
-                self.t += lat;
-            }
+            Fault::EmptyBatch => self.empty_batch(),
             Fault::OutOfOrderBatch | Fault::ResponseCountMismatch => self.batch(Some(f)),
         }
+    }
+
+    /// `duplicate_id` (two requests with one id, both answered in order)
+    /// and `id_reused` (a ping with an answered request's id).
+    fn id_fault(&mut self, f: Fault) {
+        let t = self.t;
+        if f == Fault::DuplicateId {
+            let n = self.fresh();
+            let id = self.id(n);
+            let d1 = self.rng.range(5, 100);
+            let d2 = d1 + self.rng.range(1, 50);
+            for d in [d1, d2] {
+                let q = self.request(&id, "tools/call", "2.0");
+                let r = self.result(&id, "tools/call");
+                let start = if d == d1 { t } else { t + 1 };
+                self.push(start, d, Some(q), Some(r));
+                self.pair(d, true);
+            }
+            self.find("duplicate_id");
+            self.answered.push(n);
+            self.t = t + 1 + d2;
+        } else {
+            let n = *self.rng.pick(&self.answered.clone());
+            let id = self.id(n);
+            let lat = self.latency();
+            let q = self.request(&id, "ping", "2.0");
+            let r = self.result(&id, "ping");
+            self.push(t, lat, Some(q), Some(r));
+            self.pair(lat, true);
+            self.find("id_reused");
+            self.t += lat;
+        }
+    }
+
+    /// A ping whose id is `N.5` or null, never answered.
+    fn invalid_id_fault(&mut self, f: Fault) {
+        self.unanswered += 1;
+        let id = if f == Fault::FractionalId {
+            format!("{}.5", self.fresh())
+        } else {
+            "null".to_string()
+        };
+        let q = self.request(&id, "ping", "2.0");
+        self.push(self.t, 0, Some(q), None);
+        self.t += 1;
+        self.find(f.name());
+    }
+
+    /// A normal pair, then one more server line: a result for an id never
+    /// sent, the response again, an error with id null, or a line cut off.
+    fn extra_line_fault(&mut self, f: Fault) {
+        let lat = self.latency();
+        let n = self.normal(lat);
+        match f {
+            Fault::UnknownIdResponse => {
+                let id = self.id(1_000_000_000 + self.next_id);
+                let r = self.result(&id, "ping");
+                self.server_line(r);
+            }
+            Fault::DuplicateResponse => {
+                let id = self.id(n);
+                let r = self.result(&id, "ping");
+                self.server_line(r);
+            }
+            Fault::NullIdError => {
+                self.m.totals.messages += 1;
+                self.m.totals.responses += 1;
+                self.server_line(
+                    "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}"
+                        .to_string(),
+                );
+            }
+            _ => {
+                self.t += 1;
+                self.entries.push(Entry {
+                    start: self.t,
+                    dur: 0,
+                    req: None,
+                    resp: Some("{\"jsonrpc\":\"2.0\",\"id\":".to_string()),
+                    broken: true,
+                });
+                self.m.totals.non_json_lines += 1;
+            }
+        }
+        self.find(f.name());
+    }
+
+    /// A tools/call never answered; for `cancelled_request` the client
+    /// cancels it.
+    fn unanswered_fault(&mut self, f: Fault) {
+        self.unanswered += 1;
+        let n = self.fresh();
+        let id = self.id(n);
+        let q = self.request(&id, "tools/call", "2.0");
+        self.push(self.t, 0, Some(q), None);
+        self.t += 1;
+        if f == Fault::CancelledRequest {
+            let note = self.notification(
+                "notifications/cancelled",
+                &format!("{{\"requestId\":{id},\"reason\":\"user cancelled\"}}"),
+            );
+            self.t += self.rng.range(5, 500);
+            self.push(self.t, 0, Some(note), None);
+            self.t += 1;
+        }
+        self.find(f.name());
+    }
+
+    /// A notification answered by a result with id null, while no client
+    /// request is unanswered; else an ordinary pair.
+    fn notification_replied(&mut self) {
+        if self.unanswered != 0 {
+            let lat = self.latency();
+            self.normal(lat);
+            return;
+        }
+        let note = self.notification("notifications/roots/list_changed", "");
+        let lat = self.rng.range(1, 20);
+        self.m.totals.messages += 1;
+        self.m.totals.responses += 1;
+        self.push(
+            self.t,
+            lat,
+            Some(note),
+            Some("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}".to_string()),
+        );
+        self.find("notification_replied");
+        if self.har {
+            // A POST of one notification not answered 202 + empty.
+            self.find("notification_batch_awaited");
+        }
+        self.t += lat;
+    }
+
+    /// A request with params a string (answered -32602) or with
+    /// `"jsonrpc":"1.0"` (answered): one pair.
+    fn envelope_fault(&mut self, f: Fault) {
+        let n = self.fresh();
+        let id = self.id(n);
+        let lat = self.latency();
+        let (q, r) = if f == Fault::InvalidRequest {
+            self.m.totals.messages += 2;
+            self.m.totals.requests += 1;
+            self.m.totals.responses += 1;
+            (
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":\"search\"}}"
+                ),
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32602,\"message\":\"Invalid params\"}}}}"
+                ),
+            )
+        } else {
+            let q = self.request(&id, "ping", "1.0");
+            (q, self.result(&id, "ping"))
+        };
+        self.push(self.t, lat, Some(q), Some(r));
+        self.pair(lat, true);
+        self.answered.push(n);
+        self.find(f.name());
+        self.t += lat;
+    }
+
+    /// A ping answered by a response of a faulty shape or id: one pair.
+    fn response_shape_fault(&mut self, f: Fault) {
+        let n = self.fresh();
+        let id = match f {
+            Fault::IdPrecisionRisk => (9_007_199_254_740_993 + 2 * n).to_string(),
+            Fault::IdTypeChanged => n.to_string(),
+            _ => self.id(n),
+        };
+        let lat = self.latency();
+        let q = self.request(&id, "ping", "2.0");
+        let r = match f {
+            Fault::ResultAndError => format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}},\"error\":{{\"code\":-32603,\"message\":\"Internal error\"}}}}"
+            ),
+            Fault::NeitherResultNorError => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id}}}"),
+            Fault::IdTypeChanged => {
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{}}}}")
+            }
+            _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"),
+        };
+        self.m.totals.messages += 1;
+        self.m.totals.responses += 1;
+        self.push(self.t, lat, Some(q), Some(r));
+        self.pair(lat, true);
+        if !matches!(f, Fault::IdPrecisionRisk | Fault::IdTypeChanged) {
+            self.answered.push(n);
+        }
+        self.find(f.name());
+        self.t += lat;
+    }
+
+    /// `[]` answered by one error -32600 with id null.
+    fn empty_batch(&mut self) {
+        let lat = self.rng.range(1, 5);
+        self.m.totals.batches += 1;
+        self.m.totals.messages += 1;
+        self.m.totals.responses += 1;
+        self.push(
+            self.t,
+            lat,
+            Some("[]".to_string()),
+            Some(
+                "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request\"}}"
+                    .to_string(),
+            ),
+        );
+        self.find("empty_batch");
+        self.find("null_id_error");
+        self.t += lat;
     }
 
     /// Plans the whole session.
@@ -1073,125 +1111,190 @@ fn write_session(
     first_entry: &mut bool,
     out: &mut String,
 ) {
-    match format {
-        Format::Envelope | Format::Claude | Format::Logger => {
-            // (time, entry index, 0 request / 1 response): the processing order.
-            let mut frames: Vec<(u64, usize, u8)> = Vec::with_capacity(entries.len() * 2);
-            for (i, e) in entries.iter().enumerate() {
-                if e.req.is_some() {
-                    frames.push((e.start, i, 0));
-                }
-                if e.resp.is_some() {
-                    frames.push((e.start + e.dur, i, 1));
-                }
+    if format == Format::Har {
+        entries.sort_by_key(|e| e.start);
+        let host = format!("{server}.example.test");
+        for (i, e) in entries.iter().enumerate() {
+            if !*first_entry {
+                out.push_str(",\n");
             }
-            frames.sort_unstable();
-            let life = |out: &mut String, t: u64, what: &str| {
-                fmt_ts(t, out);
-                let _ = writeln!(out, " [{server}] [info] {what}");
-            };
-            let t0 = entries.first().map_or(0, |e| e.start);
-            let t1 = frames.last().map_or(t0, |f| f.0);
-            if format == Format::Claude {
-                life(out, t0.saturating_sub(300), "Initializing server...");
-                life(
-                    out,
-                    t0.saturating_sub(20),
-                    "Server started and connected successfully",
-                );
-            }
-            if format == Format::Logger {
-                // Server stderr: not traffic, never a finding.
-                fmt_ts(t0.saturating_sub(20), out);
-                let _ = writeln!(out, " [STDERR] {server} running on stdio");
-            }
-            for (t, i, side) in frames {
-                let e = &entries[i];
-                let (dir, text) = if side == 0 {
-                    ("c2s", e.req.as_deref().unwrap_or_default())
-                } else {
-                    ("s2c", e.resp.as_deref().unwrap_or_default())
-                };
-                if format == Format::Envelope {
-                    out.push_str("{\"ts\":\"");
-                    fmt_ts(t, out);
-                    let _ = write!(out, "\",\"dir\":\"{dir}\",\"session\":\"{sid}\",\"msg\":");
-                    out.push_str(text);
-                    if !e.broken {
-                        out.push('}');
-                    }
-                    out.push('\n');
-                } else if format == Format::Logger {
-                    fmt_ts(t, out);
-                    let tag = if dir == "c2s" { "STDIN" } else { "STDOUT" };
-                    let _ = writeln!(out, " [{tag}] {text}");
-                } else {
-                    fmt_ts(t, out);
-                    let who = if dir == "c2s" { "client" } else { "server" };
-                    let _ = writeln!(out, " [{server}] [info] Message from {who}: {text}");
-                }
-            }
-            if format == Format::Claude {
-                life(out, t1 + 5, "Client transport closed");
-                life(out, t1 + 8, "Server transport closed");
-            }
+            *first_entry = false;
+            write_har_entry(e, i == 0, &host, sid, version, out);
         }
-        Format::Har => {
-            entries.sort_by_key(|e| e.start);
-            let host = format!("{server}.example.test");
-            for (i, e) in entries.iter().enumerate() {
-                if !*first_entry {
-                    out.push_str(",\n");
-                }
-                *first_entry = false;
-                let body = e.req.as_deref().unwrap_or_default();
-                let init = i == 0;
-                out.push_str("{\"startedDateTime\":\"");
-                fmt_ts(e.start, out);
-                let _ = write!(
-                    out,
-                    "\",\"time\":{},\"request\":{{\"method\":\"POST\",\"url\":\"https://{host}/mcp\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Host\",\"value\":\"{host}\"}},{{\"name\":\"Content-Type\",\"value\":\"application/json\"}},{{\"name\":\"Accept\",\"value\":\"application/json, text/event-stream\"}}",
-                    e.dur
-                );
-                if !init {
-                    let _ = write!(
-                        out,
-                        ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}},{{\"name\":\"MCP-Protocol-Version\",\"value\":\"{version}\"}}"
-                    );
-                }
-                out.push_str("],\"queryString\":[],\"headersSize\":-1,\"postData\":{\"mimeType\":\"application/json\",\"text\":\"");
-                json_escape(body, out);
-                let _ = write!(out, "\"}},\"bodySize\":{}}},\"response\":", body.len());
-                match &e.resp {
-                    Some(r) => {
-                        let _ = write!(
-                            out,
-                            "{{\"status\":200,\"statusText\":\"OK\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Content-Type\",\"value\":\"application/json\"}}"
-                        );
-                        if init {
-                            let _ = write!(
-                                out,
-                                ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}}"
-                            );
-                        }
-                        let _ = write!(
-                            out,
-                            "],\"content\":{{\"size\":{},\"mimeType\":\"application/json\",\"text\":\"",
-                            r.len()
-                        );
-                        json_escape(r, out);
-                        let _ = write!(
-                            out,
-                            "\"}},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":{}}}",
-                            r.len()
-                        );
-                    }
-                    None => out.push_str("{\"status\":202,\"statusText\":\"Accepted\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[],\"content\":{\"size\":0,\"mimeType\":\"\",\"text\":\"\"},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":0}"),
-                }
-                out.push_str(",\"cache\":{},\"timings\":{\"send\":0,\"wait\":0,\"receive\":0}}");
-            }
+    } else {
+        write_lines(format, entries, sid, server, out);
+    }
+}
+
+/// Writes one session's frames as lines of a line format, in processing
+/// order, with the dialect's lifecycle or stderr lines around them.
+fn write_lines(format: Format, entries: &[Entry], sid: &str, server: &str, out: &mut String) {
+    // (time, entry index, 0 request / 1 response): the processing order.
+    let mut frames: Vec<(u64, usize, u8)> = Vec::with_capacity(entries.len() * 2);
+    for (i, e) in entries.iter().enumerate() {
+        if e.req.is_some() {
+            frames.push((e.start, i, 0));
+        }
+        if e.resp.is_some() {
+            frames.push((e.start + e.dur, i, 1));
         }
     }
+    frames.sort_unstable();
+    let life = |out: &mut String, t: u64, what: &str| {
+        fmt_ts(t, out);
+        let _ = writeln!(out, " [{server}] [info] {what}");
+    };
+    let t0 = entries.first().map_or(0, |e| e.start);
+    let t1 = frames.last().map_or(t0, |f| f.0);
+    if format == Format::Claude {
+        life(out, t0.saturating_sub(300), "Initializing server...");
+        life(
+            out,
+            t0.saturating_sub(20),
+            "Server started and connected successfully",
+        );
+    }
+    if format == Format::Logger {
+        // Server stderr: not traffic, never a finding.
+        fmt_ts(t0.saturating_sub(20), out);
+        let _ = writeln!(out, " [STDERR] {server} running on stdio");
+    }
+    for (t, i, side) in frames {
+        write_line(format, t, side == 0, &entries[i], sid, server, out);
+    }
+    if format == Format::Claude {
+        life(out, t1 + 5, "Client transport closed");
+        life(out, t1 + 8, "Server transport closed");
+    }
+}
+
+/// One traffic line at `t`: `e`'s request (`c2s`) or response.
+fn write_line(
+    format: Format,
+    t: u64,
+    c2s: bool,
+    e: &Entry,
+    sid: &str,
+    server: &str,
+    out: &mut String,
+) {
+    let text = if c2s { &e.req } else { &e.resp };
+    let text = text.as_deref().unwrap_or_default();
+    fmt_ts_prefix(format, t, out);
+    match format {
+        Format::Envelope => {
+            let dir = if c2s { "c2s" } else { "s2c" };
+            let _ = write!(out, "\",\"dir\":\"{dir}\",\"session\":\"{sid}\",\"msg\":");
+            out.push_str(text);
+            if !e.broken {
+                out.push('}');
+            }
+            out.push('\n');
+        }
+        Format::Logger => {
+            let tag = if c2s { "STDIN" } else { "STDOUT" };
+            let _ = writeln!(out, " [{tag}] {text}");
+        }
+        _ => {
+            let who = if c2s { "client" } else { "server" };
+            let _ = writeln!(out, " [{server}] [info] Message from {who}: {text}");
+        }
+    }
+}
+
+/// The line's start up to and including its timestamp.
+fn fmt_ts_prefix(format: Format, t: u64, out: &mut String) {
+    if format == Format::Envelope {
+        out.push_str("{\"ts\":\"");
+    }
+    fmt_ts(t, out);
+}
+
+/// One HAR entry: a POST of `e.req` answered by `e.resp` (JSON) or by an
+/// empty 202. The initialize POST (`init`) gets the session id in its
+/// response; the others send it and the negotiated revision.
+fn write_har_entry(e: &Entry, init: bool, host: &str, sid: &str, version: &str, out: &mut String) {
+    let body = e.req.as_deref().unwrap_or_default();
+    out.push_str("{\"startedDateTime\":\"");
+    fmt_ts(e.start, out);
+    let _ = write!(
+        out,
+        "\",\"time\":{},\"request\":{{\"method\":\"POST\",\"url\":\"https://{host}/mcp\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Host\",\"value\":\"{host}\"}},{{\"name\":\"Content-Type\",\"value\":\"application/json\"}},{{\"name\":\"Accept\",\"value\":\"application/json, text/event-stream\"}}",
+        e.dur
+    );
+    if !init {
+        let _ = write!(
+            out,
+            ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}},{{\"name\":\"MCP-Protocol-Version\",\"value\":\"{version}\"}}"
+        );
+    }
+    out.push_str("],\"queryString\":[],\"headersSize\":-1,\"postData\":{\"mimeType\":\"application/json\",\"text\":\"");
+    json_escape(body, out);
+    let _ = write!(out, "\"}},\"bodySize\":{}}},\"response\":", body.len());
+    match &e.resp {
+        Some(r) => {
+            let _ = write!(
+                out,
+                "{{\"status\":200,\"statusText\":\"OK\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[{{\"name\":\"Content-Type\",\"value\":\"application/json\"}}"
+            );
+            if init {
+                let _ = write!(out, ",{{\"name\":\"Mcp-Session-Id\",\"value\":\"{sid}\"}}");
+            }
+            let _ = write!(
+                out,
+                "],\"content\":{{\"size\":{},\"mimeType\":\"application/json\",\"text\":\"",
+                r.len()
+            );
+            json_escape(r, out);
+            let _ = write!(
+                out,
+                "\"}},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":{}}}",
+                r.len()
+            );
+        }
+        None => out.push_str("{\"status\":202,\"statusText\":\"Accepted\",\"httpVersion\":\"HTTP/1.1\",\"cookies\":[],\"headers\":[],\"content\":{\"size\":0,\"mimeType\":\"\",\"text\":\"\"},\"redirectURL\":\"\",\"headersSize\":-1,\"bodySize\":0}"),
+    }
+    out.push_str(",\"cache\":{},\"timings\":{\"send\":0,\"wait\":0,\"receive\":0}}");
+}
+
+/// Every finding kind the generator can cause: the manifest lists each,
+/// 0 where none was caused.
+const KINDS: [&str; 23] = [
+    "duplicate_id",
+    "id_reused",
+    "unknown_id_response",
+    "duplicate_response",
+    "missing_response",
+    "late_response",
+    "cancelled_request",
+    "null_id_error",
+    "invalid_request",
+    "bad_jsonrpc_version",
+    "result_and_error",
+    "neither_result_nor_error",
+    "non_json_line",
+    "slow_tail",
+    "fractional_id",
+    "null_request_id",
+    "id_precision_risk",
+    "id_type_changed",
+    "notification_replied",
+    "notification_batch_awaited",
+    "empty_batch",
+    "out_of_order_batch",
+    "response_count_mismatch",
+];
+
+/// A random session id in the shape of a UUID v4.
+fn session_id(rng: &mut Rng) -> String {
+    format!(
+        "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
+        rng.next_u64() as u32,
+        rng.below(1 << 16),
+        rng.below(1 << 12),
+        rng.below(1 << 12),
+        rng.below(1 << 48)
+    )
 }
 
 /// Writes traffic for `opts` to `out` and returns its manifest.
@@ -1203,40 +1306,10 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
     let mut out = io::BufWriter::with_capacity(1 << 20, out);
     let mut rng = Rng::new(opts.seed);
     let mut m = Manifest::default();
-    for k in [
-        "duplicate_id",
-        "id_reused",
-        "unknown_id_response",
-        "duplicate_response",
-        "missing_response",
-        "late_response",
-        "cancelled_request",
-        "null_id_error",
-        "invalid_request",
-        "bad_jsonrpc_version",
-        "result_and_error",
-        "neither_result_nor_error",
-        "non_json_line",
-        "slow_tail",
-        "fractional_id",
-        "null_request_id",
-        "id_precision_risk",
-        "id_type_changed",
-        "notification_replied",
-        "notification_batch_awaited",
-        "empty_batch",
-        "out_of_order_batch",
-        "response_count_mismatch",
-    ] {
+    for k in KINDS {
         m.findings_by_kind.insert(k, 0);
     }
-    let kinds: Vec<Fault> = opts
-        .fault_kinds
-        .clone()
-        .unwrap_or_else(|| Fault::ALL.to_vec())
-        .into_iter()
-        .filter(|f| f.fits(opts.format))
-        .collect();
+    let kinds = opts.kinds();
     let mut lat: Vec<(u64, bool)> = Vec::new();
     let mut text = String::new();
     let mut first_entry = true;
@@ -1253,14 +1326,7 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
         if done {
             break;
         }
-        let sid = format!(
-            "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
-            rng.next_u64() as u32,
-            rng.below(1 << 16),
-            rng.below(1 << 12),
-            rng.below(1 << 12),
-            rng.below(1 << 48)
-        );
+        let sid = session_id(&mut rng);
         let server = format!("{}-{index}", rng.pick(&SERVERS));
         let batching = rng.chance(opts.batch_sessions);
         let string_ids = rng.chance(0.2);
@@ -1307,26 +1373,29 @@ pub fn generate<W: Write>(opts: &Options, out: W) -> io::Result<Manifest> {
     out.write_all(text.as_bytes())?;
     m.bytes += text.len() as u64;
     out.flush()?;
-    // slow_tail (DESIGN rule 10) over the capture: a lone request against
-    // the median of every latency (batch members share their batch's one
-    // latency, so never reach 10x their batch's median).
-    if lat.len() >= 5 {
-        let mut v: Vec<u64> = lat.iter().map(|l| l.0).collect();
-        v.sort_unstable();
-        let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2] as f64
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0
-        };
-        let slow = lat
-            .iter()
-            .filter(|(l, lone)| *lone && *l as f64 >= SLOW_MS && *l as f64 >= SLOW_FACTOR * median)
-            .count() as u64;
-        *m.findings_by_kind.entry("slow_tail").or_insert(0) += slow;
-    }
+    *m.findings_by_kind.entry("slow_tail").or_insert(0) += slow_tails(&lat);
     m.latencies_ms = lat.into_iter().map(|l| l.0).collect();
     Ok(m)
+}
+
+/// `slow_tail` (DESIGN rule 10) over the capture: a lone request against
+/// the median of every latency, at least 5 (batch members share their
+/// batch's one latency, so never reach 10x their batch's median).
+fn slow_tails(lat: &[(u64, bool)]) -> u64 {
+    if lat.len() < 5 {
+        return 0;
+    }
+    let mut v: Vec<u64> = lat.iter().map(|l| l.0).collect();
+    v.sort_unstable();
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2] as f64
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0
+    };
+    lat.iter()
+        .filter(|(l, lone)| *lone && *l as f64 >= SLOW_MS && *l as f64 >= SLOW_FACTOR * median)
+        .count() as u64
 }
 
 #[cfg(test)]
