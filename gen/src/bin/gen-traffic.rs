@@ -3,7 +3,7 @@
 //! ```text
 //! gen-traffic --format envelope|claude|har|logger --out PATH [--manifest PATH]
 //!     [--sessions N] [--messages M] [--seed S] [--faults RATE]
-//!     [--batch-rate R] [--batch-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]
+//!     [--batch-rate R] [--batch-sessions R] [--modern-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]
 //! ```
 //!
 //! The manifest defaults to `OUT.manifest.json`. Same arguments, same
@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use mcp_audit_gen::{Fault, Format, Options, generate};
 
-const USAGE: &str = "usage: gen-traffic --format envelope|claude|har|logger --out PATH [--manifest PATH] [--sessions N] [--messages M] [--seed S] [--faults RATE] [--batch-rate R] [--batch-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]";
+const USAGE: &str = "usage: gen-traffic --format envelope|claude|har|logger --out PATH [--manifest PATH] [--sessions N] [--messages M] [--seed S] [--faults RATE] [--batch-rate R] [--batch-sessions R] [--modern-sessions R] [--size-mb X] [--fault-kinds k1,k2,...] [-q]";
 
 /// The command line, parsed.
 struct Args {
@@ -71,7 +71,7 @@ fn set_option(opts: &mut Options, a: &str, v: &str) -> Result<(), String> {
         "--sessions" => opts.sessions = v.parse().map_err(|_| bad("not a count"))?,
         "--messages" => opts.messages = v.parse().map_err(|_| bad("not a count"))?,
         "--seed" => opts.seed = v.parse().map_err(|_| bad("not an integer"))?,
-        "--faults" | "--batch-rate" | "--batch-sessions" => {
+        "--faults" | "--batch-rate" | "--batch-sessions" | "--modern-sessions" => {
             let r: f64 = v.parse().map_err(|_| bad("not a number"))?;
             if !(0.0..=1.0).contains(&r) {
                 return Err(bad("not between 0 and 1"));
@@ -79,7 +79,8 @@ fn set_option(opts: &mut Options, a: &str, v: &str) -> Result<(), String> {
             match a {
                 "--faults" => opts.faults = r,
                 "--batch-rate" => opts.batch_rate = r,
-                _ => opts.batch_sessions = r,
+                "--batch-sessions" => opts.batch_sessions = r,
+                _ => opts.modern_sessions = r,
             }
         }
         "--size-mb" => {
