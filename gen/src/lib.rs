@@ -824,6 +824,10 @@ struct Session<'a> {
     modern: bool,
     /// The open `subscriptions/listen`: its entry and id.
     listen: Option<(usize, String)>,
+    /// Time of the last client frame that asks for a reply (not a
+    /// notification), and of the last server frame.
+    asked: u64,
+    replied: u64,
 }
 
 impl Session<'_> {
@@ -948,6 +952,15 @@ impl Session<'_> {
             Some(q) if self.modern && self.har => mirror_headers(q),
             _ => String::new(),
         };
+        if req
+            .as_ref()
+            .is_some_and(|q| !q.starts_with("{\"jsonrpc\":\"2.0\",\"method\""))
+        {
+            self.asked = self.asked.max(start);
+        }
+        if resp.is_some() {
+            self.replied = self.replied.max(start + dur);
+        }
         self.entries.push(Entry {
             start,
             dur,
@@ -1699,14 +1712,7 @@ impl Session<'_> {
                 .kinds
                 .iter()
                 .copied()
-                .filter(|f| {
-                    (self.batching || !f.needs_batch())
-                        && if self.modern {
-                            f.in_modern()
-                        } else {
-                            !f.needs_modern()
-                        }
-                })
+                .filter(|&f| self.usable(f))
                 .collect();
             if !usable.is_empty() && self.rng.chance(self.faults) {
                 let f = *self.rng.pick(&usable);
@@ -1720,6 +1726,21 @@ impl Session<'_> {
                 self.normal(lat);
             }
         }
+    }
+
+    /// Whether fault `f` can be the next step: its revision, and for the
+    /// reply shapes of a line log (rule 13: the other side's next frame
+    /// after exactly one frame sent) no request frame left hanging.
+    fn usable(&self, f: Fault) -> bool {
+        let revision = if self.modern {
+            f.in_modern()
+        } else {
+            !f.needs_modern()
+        };
+        let shape = matches!(f, Fault::BatchRejectedWhole | Fault::EmptyBatchNotRejected);
+        revision
+            && (self.batching || !f.needs_batch())
+            && !(shape && !self.har && self.asked >= self.replied)
     }
 
     /// A healthy step of a 2026-07-28 session: an MRTR operation, a task,
@@ -1997,6 +2018,8 @@ fn plan_session(
         lat,
         modern,
         listen: None,
+        asked: 0,
+        replied: 0,
     };
     s.run(u64::from(opts.messages.max(4)));
     let version = match (modern, batching) {
