@@ -12,15 +12,20 @@
 //!
 //! Formats: `envelope` (NDJSON `{ts,dir,session,msg}`), `claude` (Claude
 //! Desktop host log, one server name per session), `har` (HAR 1.2,
-//! Streamable HTTP POSTs with JSON or 202 responses) and `logger` (tagged
-//! stdio proxy log `[STDIN]`/`[STDOUT]`/`[STDERR]`). Sessions are written
-//! one after another, each chronological, so the line order is the
-//! processing order of DESIGN.md's rules and HAR times give the same order.
+//! Streamable HTTP POSTs with JSON or 202 responses, a listen's event
+//! stream) and `logger` (tagged stdio proxy log
+//! `[STDIN]`/`[STDOUT]`/`[STDERR]`). Sessions are written one after
+//! another, each chronological, so the line order is the processing order
+//! of DESIGN.md's rules and HAR times give the same order. Sessions
+//! negotiate 2025-03-26 (batches) or 2025-06-18, or run on 2026-07-28
+//! ([`Options::modern_sessions`]: no initialize, MRTR rounds, tasks and
+//! listens, counted in [`Manifest::operations`]).
 //!
 //! Every fault is a self-contained step whose findings do not depend on
-//! what surrounds it (see [`Fault`]); natural latencies stay at or under
-//! 300 ms, so `slow_tail` and `late_response` come only from the
-//! `slow_tail` and `late_response` faults.
+//! what surrounds it (see [`Fault`]; the line-log reply shapes of rule 13
+//! are drawn only where no request frame is left hanging); natural
+//! latencies stay at or under 300 ms, so `slow_tail` and `late_response`
+//! come only from the `slow_tail` and `late_response` faults.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -200,11 +205,20 @@ pub enum Fault {
     /// (2026-07-28) An MRTR operation of 1 to 3 input rounds whose one
     /// retry sends another `requestState` or none: one operation.
     MrtrStateChanged,
+    /// (batch sessions) 2 or 3 notifications in one array answered by
+    /// `[]` (not `empty_batch`); in HAR also `notification_batch_awaited`.
+    NotificationBatchReplied,
+    /// (HAR, batch sessions) 2 or 3 notifications in one array, answered
+    /// by an empty 202 only after 1.2 to 4 s (past `--slow`).
+    NotificationBatchAwaited,
+    /// (2025-06-18 sessions) A batch of 2 to 4 requests answered in order
+    /// by one array: two findings, the batch and its reply.
+    BatchAfterVersionRemoved,
 }
 
 impl Fault {
     /// Every fault, most common in real traffic first.
-    pub const ALL: [Fault; 35] = [
+    pub const ALL: [Fault; 38] = [
         Fault::MissingResponse,
         Fault::DuplicateId,
         Fault::SlowTail,
@@ -240,6 +254,9 @@ impl Fault {
         Fault::RetiredErrorCode,
         Fault::AnsweredAfterCancel,
         Fault::MrtrStateChanged,
+        Fault::NotificationBatchReplied,
+        Fault::NotificationBatchAwaited,
+        Fault::BatchAfterVersionRemoved,
     ];
 
     /// The finding kind's name.
@@ -280,6 +297,9 @@ impl Fault {
             Fault::RetiredErrorCode => "retired_error_code",
             Fault::AnsweredAfterCancel => "answered_after_cancel",
             Fault::MrtrStateChanged => "mrtr_state_changed",
+            Fault::NotificationBatchReplied => "notification_batch_replied",
+            Fault::NotificationBatchAwaited => "notification_batch_awaited",
+            Fault::BatchAfterVersionRemoved => "batch_after_version_removed",
         }
     }
 
@@ -307,6 +327,7 @@ impl Fault {
         let har_only = matches!(
             self,
             Fault::BatchReplyNotArray
+                | Fault::NotificationBatchAwaited
                 | Fault::ProtocolVersionMismatch
                 | Fault::OriginNotRejected
                 | Fault::HeaderMismatch
@@ -329,6 +350,8 @@ impl Fault {
                 | Fault::BatchRejectedWhole
                 | Fault::EmptyBatchNotRejected
                 | Fault::SingleRequestAnsweredWithBatch
+                | Fault::NotificationBatchReplied
+                | Fault::NotificationBatchAwaited
         )
     }
 
@@ -1126,6 +1149,15 @@ impl Session<'_> {
             }
             Fault::AnsweredAfterCancel => self.answered_after_cancel(),
             Fault::MrtrStateChanged => self.mrtr(true),
+            Fault::NotificationBatchReplied | Fault::NotificationBatchAwaited => {
+                self.notification_batch(f)
+            }
+            Fault::BatchAfterVersionRemoved => {
+                // The request array and the reply array.
+                self.batch(None);
+                self.find(f.name());
+                self.find(f.name());
+            }
         }
     }
 
@@ -1521,6 +1553,32 @@ impl Session<'_> {
         self.find(f.name());
     }
 
+    /// 2 or 3 notifications in one array: answered by `[]`, or (HAR) by
+    /// an empty 202 after 1.2 to 4 s.
+    fn notification_batch(&mut self, f: Fault) {
+        let k = self.rng.range(2, 3);
+        let notes: Vec<String> = (0..k)
+            .map(|_| self.notification("notifications/roots/list_changed", ""))
+            .collect();
+        let q = format!("[{}]", notes.join(","));
+        self.m.totals.batches += 1;
+        if f == Fault::NotificationBatchReplied {
+            let lat = self.rng.range(1, 5);
+            self.m.totals.batches += 1;
+            self.push(self.t, lat, Some(q), Some("[]".into()));
+            if self.har {
+                self.find("notification_batch_awaited");
+            }
+            self.t += lat;
+        } else {
+            let lat = self.rng.range(1200, 4000);
+            self.push(self.t, lat, Some(q), None);
+            // The client waits on it.
+            self.t += lat;
+        }
+        self.find(f.name());
+    }
+
     /// (2026-07-28) A tools/call cancelled while it runs, answered anyway.
     fn answered_after_cancel(&mut self) {
         let n = self.fresh();
@@ -1740,6 +1798,7 @@ impl Session<'_> {
         let shape = matches!(f, Fault::BatchRejectedWhole | Fault::EmptyBatchNotRejected);
         revision
             && (self.batching || !f.needs_batch())
+            && !(f == Fault::BatchAfterVersionRemoved && (self.batching || self.modern))
             && !(shape && !self.har && self.asked >= self.replied)
     }
 
@@ -1935,7 +1994,7 @@ fn write_har_entry(e: &Entry, init: bool, host: &str, sid: &str, version: &str, 
 
 /// Every finding kind the generator can cause: the manifest lists each,
 /// 0 where none was caused.
-const KINDS: [&str; 36] = [
+const KINDS: [&str; 38] = [
     "duplicate_id",
     "id_reused",
     "unknown_id_response",
@@ -1972,6 +2031,8 @@ const KINDS: [&str; 36] = [
     "retired_error_code",
     "answered_after_cancel",
     "mrtr_state_changed",
+    "notification_batch_replied",
+    "batch_after_version_removed",
 ];
 
 /// A random session id in the shape of a UUID v4.

@@ -292,7 +292,12 @@ fn batch_faults_match_by_hand() {
 /// responses, batches, pairs).
 type Step = [u64; 6];
 
-/// The issue-12 kinds as generator faults: sessions of one kind only
+/// A fault, the totals of its step (`None`: a shape of random size,
+/// checked in [`check_issue_12_step`]) and its findings.
+type NewFault = (Fault, Option<Step>, &'static [(&'static str, u64)]);
+
+/// The issue-12 kinds (and the three reply and batch kinds ported from
+/// gen_traffic.py with them) as generator faults: sessions of one kind only
 /// (`faults` 1.0, `messages` 4: one step, or two in a 2026-07-28 session
 /// that opened no listen), in every format the kind fits. Per injected
 /// step, by hand from its shape (gen/src/lib.rs): the totals it adds to
@@ -303,7 +308,7 @@ type Step = [u64; 6];
 fn issue_12_faults_match_by_hand() {
     let pair: Step = [2, 1, 0, 1, 0, 1];
     #[rustfmt::skip]
-    let table: [(Fault, Option<Step>, &[(&str, u64)]); 13] = [
+    let table: [NewFault; 16] = [
         // an error with id "server-error": answers nothing
         (Fault::PlaceholderIdError, Some([2, 1, 0, 1, 0, 0]), &[("placeholder_id_error", 1), ("missing_response", 1)]),
         // a normal pair, then progress for token orphan-N
@@ -323,6 +328,11 @@ fn issue_12_faults_match_by_hand() {
         (Fault::BatchRejectedWhole, None, &[("batch_rejected_whole", 1), ("response_count_mismatch", 1)]),
         (Fault::EmptyBatchNotRejected, None, &[("empty_batch", 1), ("empty_batch_not_rejected", 1)]),
         (Fault::MrtrStateChanged, None, &[("mrtr_state_changed", 1)]),
+        // 2 or 3 notifications in one array: checked below
+        (Fault::NotificationBatchReplied, None, &[("notification_batch_replied", 1)]),
+        (Fault::NotificationBatchAwaited, None, &[("notification_batch_awaited", 1)]),
+        // (2025-06-18) a batch and its reply array, each a finding
+        (Fault::BatchAfterVersionRemoved, None, &[("batch_after_version_removed", 2)]),
     ];
     for (fault, step, kinds) in table {
         for format in Format::ALL.into_iter().filter(|&f| fault.fits(f)) {
@@ -341,7 +351,7 @@ fn issue_12_faults_match_by_hand() {
                 };
                 let (text, m) = gen_text(&opts);
                 let what = format!("{} in {} seed {seed}", fault.name(), format.name());
-                check_issue_12_step(fault, step, kinds, &m, &what);
+                check_issue_12_step((fault, step, kinds), format, &m, &what);
                 assert_agrees(&text, &m, &what);
             }
         }
@@ -349,13 +359,8 @@ fn issue_12_faults_match_by_hand() {
 }
 
 /// The manifest of a one-kind session against the hand-made shape.
-fn check_issue_12_step(
-    fault: Fault,
-    step: Option<Step>,
-    kinds: &[(&str, u64)],
-    m: &Manifest,
-    what: &str,
-) {
+fn check_issue_12_step(case: NewFault, format: Format, m: &Manifest, what: &str) {
+    let (fault, step, kinds) = case;
     let listens = m.operations.get("listen").map_or(0, |o| o.count);
     let start: Step = if fault.needs_modern() {
         [2 + 2 * listens, 1 + listens, listens, 1, 0, 1]
@@ -390,6 +395,30 @@ fn check_issue_12_step(
             assert!((2 * n..=4 * n).contains(&reqs), "{what}: {reqs}");
             assert_eq!([msgs, notes, resps, batches, pairs], [reqs + n, 0, n, n, 0]);
             want.insert("missing_response", reqs);
+        }
+        (Fault::NotificationBatchReplied | Fault::NotificationBatchAwaited, _) => {
+            // [n, n(, n)] answered by [] or, past --slow, by an empty 202
+            assert!((2 * n..=3 * n).contains(&notes), "{what}: {notes}");
+            let arrays = if fault == Fault::NotificationBatchReplied {
+                2 * n
+            } else {
+                n
+            };
+            assert_eq!(
+                [msgs, reqs, resps, batches, pairs],
+                [notes, 0, 0, arrays, 0]
+            );
+            if fault == Fault::NotificationBatchReplied && format == Format::Har {
+                want.insert("notification_batch_awaited", n);
+            }
+        }
+        (Fault::BatchAfterVersionRemoved, _) => {
+            // 2 to 4 requests answered in order by one array
+            assert!((2 * n..=4 * n).contains(&reqs), "{what}: {reqs}");
+            assert_eq!(
+                [msgs, notes, resps, batches, pairs],
+                [2 * reqs, 0, reqs, 2 * n, reqs]
+            );
         }
         (Fault::EmptyBatchNotRejected, _) => {
             // [] answered by an id-null -32602 (the resps of them) or 202
