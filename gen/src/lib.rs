@@ -196,8 +196,9 @@ pub enum Fault {
     /// (HAR, 2026-07-28) A tools/call whose `Mcp-Name` header names
     /// another tool than its body: one pair.
     HeaderMismatch,
-    /// (2026-07-28) A resources/read answered -32002 or a tools/call
-    /// answered -32042: one pair.
+    /// (2026-07-28) A resources/read answered -32002, a tools/call
+    /// answered -32042 or (HAR) a prompts/get answered -32601 with status
+    /// 200: one pair.
     RetiredErrorCode,
     /// (2026-07-28) A tools/call the client cancels while it runs, then
     /// answered: `cancelled_request` too; one pair, no latency.
@@ -1494,7 +1495,7 @@ impl Session<'_> {
 
     /// An error response the request cannot be matched by (`"server-error"`)
     /// or, under 2026-07-28, a retired code (-32002 for resources/read,
-    /// -32042 for tools/call).
+    /// -32042 for tools/call, in HAR -32601 with status 200).
     fn error_fault(&mut self, f: Fault) {
         let n = self.fresh();
         let id = self.id(n);
@@ -1506,10 +1507,11 @@ impl Session<'_> {
             self.unanswered += 1;
             self.find("missing_response");
         } else {
-            let (method, code, msg) = if self.rng.chance(0.5) {
-                ("resources/read", -32002, "Resource not found")
-            } else {
-                ("tools/call", -32042, "URL elicitation required")
+            // Over HTTP also -32601 answered 200, not 404.
+            let (method, code, msg) = match self.rng.below(if self.har { 3 } else { 2 }) {
+                0 => ("resources/read", -32002, "Resource not found"),
+                1 => ("tools/call", -32042, "URL elicitation required"),
+                _ => ("prompts/get", -32601, "Method not found"),
             };
             let q = self.request(&id, method, "2.0");
             let lat = self.latency();
