@@ -852,6 +852,8 @@ struct Session<'a> {
     /// notification), and of the last server frame.
     asked: u64,
     replied: u64,
+    /// The query (JSON string) an MRTR retry repeats.
+    retry_query: Option<String>,
 }
 
 impl Session<'_> {
@@ -899,8 +901,12 @@ impl Session<'_> {
         match method {
             "tools/call" => {
                 p.push_str("\"name\":\"search\",\"arguments\":{\"query\":");
-                let n = self.rng.range(5, 60) as usize;
-                text_value(self.rng, n, &mut p);
+                if let Some(q) = &self.retry_query {
+                    p.push_str(q);
+                } else {
+                    let n = self.rng.range(5, 60) as usize;
+                    text_value(self.rng, n, &mut p);
+                }
                 p.push('}');
             }
             "resources/read" => {
@@ -1682,6 +1688,11 @@ impl Session<'_> {
     fn mrtr(&mut self, fault: bool) {
         let rounds = self.rng.range(1, 3);
         let bad = if fault { self.rng.below(rounds) + 1 } else { 0 };
+        // Each retry is the same call: the same arguments again.
+        let mut query = String::new();
+        let n = self.rng.range(5, 60) as usize;
+        text_value(self.rng, n, &mut query);
+        self.retry_query = Some(query);
         let mut state = String::new();
         for k in 0..=rounds {
             let n = self.fresh();
@@ -1715,6 +1726,7 @@ impl Session<'_> {
             // A person answers between rounds.
             self.t += lat + self.rng.range(200, 3000);
         }
+        self.retry_query = None;
         self.op("mrtr", rounds + 1);
         if fault {
             self.find("mrtr_state_changed");
@@ -2083,6 +2095,7 @@ fn plan_session(
         listen: None,
         asked: 0,
         replied: 0,
+        retry_query: None,
     };
     s.run(u64::from(opts.messages.max(4)));
     let version = match (modern, batching) {

@@ -589,8 +589,9 @@ fn python_reference_agrees_with_rust_manifest() {
                 format,
                 seed,
                 sessions: 6,
-                messages: 150,
-                faults: 0.25,
+                // enough faults that over 4 seeds each of ~30 kinds comes up
+                messages: 200,
+                faults: 0.35,
                 batch_rate: 0.3,
                 modern_sessions: 0.35,
                 fault_kinds: Some(inject.clone()),
