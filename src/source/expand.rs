@@ -190,10 +190,20 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// A file found by a walk or a glob: an input, or skipped with its reason.
+    /// A file found by a walk or a glob: an input, or skipped with its
+    /// reason. An empty file (0 bytes) found this way is skipped, not an
+    /// input that fails the run: logrotate's `create` leaves the current
+    /// log empty until the next line, beside rotated files that hold the
+    /// traffic. Named as an argument, an empty file is still an input (and
+    /// exits 2: nothing to analyse).
     fn file(&mut self, p: PathBuf, out: &mut Vec<Item>) {
+        let empty = || std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() == 0);
         match skip_reason(&p) {
             Some(reason) => self.skipped.push(Skipped { path: p, reason }),
+            None if empty() => self.skipped.push(Skipped {
+                path: p,
+                reason: "an empty file (0 bytes), nothing to read",
+            }),
             None => out.push(Item::File(p)),
         }
     }
@@ -248,6 +258,34 @@ impl Walk<'_> {
 mod tests {
     use super::super::testutil::{names, touch};
     use crate::source::{InputKind, expand};
+
+    #[test]
+    fn empty_files_in_a_walk_are_skipped_and_named() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), &["app.log", "app.log.2"]);
+        std::fs::write(d.path().join("app.log.1"), "").unwrap();
+        let (v, skipped) = crate::source::expand_reporting(&[d.path().to_path_buf()], &[]);
+        assert_eq!(names(&v), ["app.log.2", "app.log"]);
+        let got: Vec<(String, &str)> = skipped
+            .iter()
+            .map(|s| {
+                (
+                    s.path.file_name().unwrap().to_string_lossy().into_owned(),
+                    s.reason,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [(
+                "app.log.1".to_string(),
+                "an empty file (0 bytes), nothing to read"
+            )]
+        );
+        // Named on the command line, it stays an input.
+        let v = expand(&[d.path().join("app.log.1")]);
+        assert_eq!(names(&v), ["app.log.1"]);
+    }
 
     #[test]
     fn tool_folders_are_skipped_and_named() {
