@@ -1481,6 +1481,10 @@ impl Walker<'_> {
             }
             t.non_null += 1;
             if self.one_direction {
+                // Its initialize result names the server and the revision.
+                if d == Direction::S2c {
+                    self.server_named(m);
+                }
                 self.one_sided_response(f, d, m);
                 continue;
             }
@@ -1692,6 +1696,12 @@ impl Walker<'_> {
             // The echo of a request whose id can never pair (rule 3).
         } else {
             t.unknown += 1;
+            // An initialize result whose request the capture lacks (a
+            // one-sided SSE capture, a log that starts mid-session) still
+            // names the server and its revision.
+            if d == Direction::S2c {
+                self.server_named(m);
+            }
             if f.http.is_some() && self.notification_reply(f, d, m) {
                 return;
             }

@@ -648,3 +648,37 @@ fn a_log_rotated_mid_session_with_copytruncate_is_one_session() {
         (Some("slow_tail"), Some(3), Some("info"))
     );
 }
+
+/// tests/data/real4/sse: curl of supergateway's SSE stream (server to
+/// client only). The initialize result (serverInfo mcp-servers/everything
+/// 2.0.0, protocolVersion 2025-06-18) names the server and the revision
+/// although its request is not in the capture; before, "server unknown;
+/// revision unknown".
+#[test]
+fn a_one_sided_sse_capture_names_its_server() {
+    let f = root().join("tests/data/real4/sse/curl_supergateway-sse__everything.sse");
+    let o = mcp_audit(&[f.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let session = &s["sessions"][0];
+    assert_eq!(
+        (&session["server"], &session["revision"]),
+        (
+            &serde_json::json!({"name": "mcp-servers/everything", "version": "2.0.0"}),
+            &serde_json::json!("2025-06-18")
+        )
+    );
+    assert_eq!(
+        (
+            &s["totals"]["requests"],
+            &s["totals"]["notifications"],
+            &s["totals"]["responses"]
+        ),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(1),
+            &serde_json::json!(3)
+        )
+    );
+    assert_eq!(s["findings"], serde_json::json!([]));
+}
