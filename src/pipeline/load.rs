@@ -325,6 +325,7 @@ fn parse_blocks(blocks: &[source::Block], display: &str, b: &Blocks) -> Vec<Pars
                 block.offset,
                 b.dialect,
             );
+            ingest::mark_cut_first_line(&block.text, block.first_line, &mut p);
             ingest::mark_cut_last_line(&block.text, block.first_line, &mut p);
             for e in &mut p.errors {
                 e.name_if_unnamed(display);
