@@ -521,6 +521,9 @@ struct Tally {
 /// Runs every per-session rule over one session's ordered frames.
 pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
     let mut w = Walker::new(cfg, s.name.clone(), s.input, s.one_direction);
+    if s.started {
+        w.start_held();
+    }
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
         w.frame(f, moved);
     }
@@ -579,6 +582,12 @@ impl<'c> Walker<'c> {
     /// answer may have been in what was lost).
     pub fn mark_tail_lost(&mut self) {
         self.tail_lost = true;
+    }
+
+    /// The log shows the session's start (a process-start line before its
+    /// first frame): it does not start mid-session ([`start_cut`]).
+    pub fn start_held(&mut self) {
+        self.start.held();
     }
 
     /// Applies the end-of-capture rules and returns the result.

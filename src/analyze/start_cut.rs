@@ -6,8 +6,9 @@
 //! `unknown_progress_token` findings the missing start explains.
 //!
 //! The rule, exactly (DESIGN.md catalogue and rule 12): a session read
-//! from a line log (no HTTP, both directions) *may start mid-session* when
-//! its first message is no session start, that is neither a request
+//! from a line log (no HTTP, both directions) whose log shows no
+//! process-start line before it *may start mid-session* when its first
+//! message is no session start, that is neither a request
 //! `initialize` or `server/discover` nor a request whose `_meta` names
 //! revision 2026-07-28 (a stateless request needs nothing before it), nor
 //! a batch holding one. Then, and only then:
@@ -84,6 +85,12 @@ fn opens(m: &Message) -> bool {
 }
 
 impl StartCut {
+    /// The log shows the session's start (a process-start line before its
+    /// first frame): whatever its first message, it is no cut.
+    pub(super) fn held(&mut self) {
+        self.opened = true;
+    }
+
     /// Takes the next frame of a two-sided session; returns whether it is
     /// the session's first message and lost (a first line cut by rotation:
     /// it is this gap, not a reply the log lost).
@@ -149,7 +156,9 @@ impl StartCut {
                 _ => true,
             };
             let f = &mut findings[at];
-            if f.kind == K::UnknownIdResponse && first && below && !requested(d.other(), &id) {
+            // A finding another gap explains already keeps that reason.
+            let open = f.kind == K::UnknownIdResponse && !f.gap;
+            if open && first && below && !requested(d.other(), &id) {
                 f.gap = true;
                 self.explained.push(at);
                 let last = &mut self.explained_until[index(d)];
@@ -198,4 +207,49 @@ pub fn detail(file: &str, gap: &StartGap) -> String {
         "; but the log starts mid-session ({file} {} {what}): the request may be in the part not held, e.g. a rotated-away file (a capture gap)",
         gap.location.describe()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::run;
+
+    const CALL: &str = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"progressToken":"p"}}}"#;
+    const ODD: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q","progress":1}}"#;
+    const DONE: &str = r#"{"jsonrpc":"2.0","id":5,"result":{}}"#;
+
+    /// Progress for an unknown token before the log's first request that
+    /// names a token is the missing start's; after it, it may be that
+    /// request's progress under a wrong token, and stays a warning.
+    #[test]
+    fn unknown_progress_is_explained_only_before_a_token_is_given() {
+        let (f, a) = run(&[(0, "s2c", ODD), (1, "c2s", CALL), (2, "s2c", DONE)]);
+        assert_eq!(f, [("unknown_progress_token", "\"q\"".to_string())]);
+        assert!(a.findings[0].gap);
+        assert!(a.sessions[0].gaps.iter().any(|g| g.kind == super::super::GapKind::StartMissing));
+        let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", ODD), (2, "s2c", DONE)]);
+        assert_eq!(f, [("unknown_progress_token", "\"q\"".to_string())]);
+        assert!(!a.findings[0].gap);
+        assert!(a.sessions[0].gaps.is_empty());
+    }
+
+    /// One lost request, one answer: a second answer with the same unknown
+    /// id is not explained; a placeholder error keeps its own kind.
+    #[test]
+    fn a_second_answer_with_the_same_unknown_id_is_an_error() {
+        let three = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+        let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", three), (2, "s2c", three), (3, "s2c", DONE)]);
+        assert_eq!(
+            f,
+            [
+                ("unknown_id_response", "3".to_string()),
+                ("unknown_id_response", "3".to_string())
+            ]
+        );
+        let gaps: Vec<bool> = a.findings.iter().map(|x| x.gap).collect();
+        assert_eq!(gaps, [true, false]);
+        let placeholder = r#"{"jsonrpc":"2.0","id":"server-error","error":{"code":-32603,"message":"x"}}"#;
+        let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", placeholder), (2, "s2c", DONE)]);
+        assert_eq!(f, [("placeholder_id_error", "\"server-error\"".to_string())]);
+        assert!(!a.findings[0].gap);
+    }
 }

@@ -246,3 +246,49 @@ mod cut_tests {
         assert_eq!(p, Payload::NonJson);
     }
 }
+
+#[cfg(test)]
+mod cut_first_tests {
+    use super::*;
+    use crate::record::{Payload, Record};
+
+    fn first_payload(text: &str) -> (Payload, Vec<String>, usize) {
+        let input = Input {
+            file: 0,
+            name: "t.ndjson",
+            text,
+        };
+        let p = parse(input, detect_format(text));
+        let first = p
+            .records
+            .iter()
+            .find_map(|r| match r {
+                Record::Frame(f) => Some(f.payload.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let errors = p.errors.iter().map(|e| e.to_string()).collect();
+        (first, errors, p.other_lines)
+    }
+
+    /// A first line that is the tail of a message is lost, named once;
+    /// plain text at the start (no closing bracket) stays non-JSON.
+    #[test]
+    fn a_first_line_cut_by_rotation_is_a_lost_message() {
+        let next = r#"{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}"#;
+        let tail = r#"ethod":"ping","params":{}}}"#;
+        let (p, e, other) = first_payload(&format!("{tail}\n{next}\n{next}\n"));
+        assert_eq!(p, Payload::Lost);
+        assert_eq!(
+            e,
+            [
+                "line 1: the file starts inside a message (this line is the tail of one, cut off by size-based rotation or splitting): read as lost, the log starts mid-session (a capture gap)"
+            ]
+        );
+        assert_eq!(other, 1);
+        let (p, _, _) = first_payload(&format!("}}}}\n{next}\n{next}\n"));
+        assert_eq!(p, Payload::Lost);
+        let (p, e, _) = first_payload(&format!("server listening\n{next}\n{next}\n"));
+        assert_eq!((p, e.len()), (Payload::NonJson, 0));
+    }
+}
