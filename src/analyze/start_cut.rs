@@ -225,7 +225,12 @@ mod tests {
         let (f, a) = run(&[(0, "s2c", ODD), (1, "c2s", CALL), (2, "s2c", DONE)]);
         assert_eq!(f, [("unknown_progress_token", "\"q\"".to_string())]);
         assert!(a.findings[0].gap);
-        assert!(a.sessions[0].gaps.iter().any(|g| g.kind == super::super::GapKind::StartMissing));
+        assert!(
+            a.sessions[0]
+                .gaps
+                .iter()
+                .any(|g| g.kind == super::super::GapKind::StartMissing)
+        );
         let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", ODD), (2, "s2c", DONE)]);
         assert_eq!(f, [("unknown_progress_token", "\"q\"".to_string())]);
         assert!(!a.findings[0].gap);
@@ -237,7 +242,12 @@ mod tests {
     #[test]
     fn a_second_answer_with_the_same_unknown_id_is_an_error() {
         let three = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
-        let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", three), (2, "s2c", three), (3, "s2c", DONE)]);
+        let (f, a) = run(&[
+            (0, "c2s", CALL),
+            (1, "s2c", three),
+            (2, "s2c", three),
+            (3, "s2c", DONE),
+        ]);
         assert_eq!(
             f,
             [
@@ -247,9 +257,13 @@ mod tests {
         );
         let gaps: Vec<bool> = a.findings.iter().map(|x| x.gap).collect();
         assert_eq!(gaps, [true, false]);
-        let placeholder = r#"{"jsonrpc":"2.0","id":"server-error","error":{"code":-32603,"message":"x"}}"#;
+        let placeholder =
+            r#"{"jsonrpc":"2.0","id":"server-error","error":{"code":-32603,"message":"x"}}"#;
         let (f, a) = run(&[(0, "c2s", CALL), (1, "s2c", placeholder), (2, "s2c", DONE)]);
-        assert_eq!(f, [("placeholder_id_error", "\"server-error\"".to_string())]);
+        assert_eq!(
+            f,
+            [("placeholder_id_error", "\"server-error\"".to_string())]
+        );
         assert!(!a.findings[0].gap);
     }
 }

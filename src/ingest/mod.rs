@@ -252,7 +252,7 @@ mod cut_first_tests {
     use super::*;
     use crate::record::{Payload, Record};
 
-    fn first_payload(text: &str) -> (Payload, Vec<String>, usize) {
+    fn first_payload(text: &str) -> (Payload, Vec<String>, u64) {
         let input = Input {
             file: 0,
             name: "t.ndjson",
