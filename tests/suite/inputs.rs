@@ -825,7 +825,7 @@ fn a_log_cut_by_size_based_rotation_starts_inside_a_message() {
         found(&s),
         vec![
             row("slow_tail", "info", 1.into(), 1, f18),
-            row("slow_tail", "warning", 3.into(), 7, f18),
+            row("slow_tail", "info", 3.into(), 7, f18),
             row("unknown_id_response", "info", 39.into(), 2, f20),
             row("missing_response", "info", 94.into(), 113, f20),
         ]
