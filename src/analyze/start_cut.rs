@@ -56,7 +56,7 @@ pub(super) struct StartCut {
     explained: Vec<usize>,
 }
 
-/// What [`StartCut::explain`] found: the gap's place and the findings it
+/// What the rule found (`StartCut::gap`): the gap's place and the findings it
 /// explains, for the pipeline to name the file in their details.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StartGap {
