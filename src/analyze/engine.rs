@@ -6,6 +6,8 @@ use std::collections::VecDeque;
 
 #[path = "http_rules.rs"]
 mod http_rules;
+#[path = "start_cut.rs"]
+pub mod start_cut;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -317,6 +319,9 @@ pub struct SessionResult {
     /// Messages with a member twice (read last-wins): file id, place and
     /// the member, for the input's problem lines.
     pub repeated_members: Vec<(u32, crate::record::Location, &'static str)>,
+    /// The log starts mid-session ([`start_cut`]): where, and the findings
+    /// it explains, whose details the pipeline completes with the file name.
+    pub start_gap: Option<start_cut::StartGap>,
 }
 
 impl SessionResult {
@@ -383,8 +388,11 @@ pub struct Walker<'c> {
     dup_ids: [HashSet<ValidId>; 2],
     /// Progress whose token named no request when it came: judged at the
     /// end, when every request of the session has been read (a HAR places
-    /// events only inside their body's window).
-    odd_progress: Vec<(Direction, Id, Finding)>,
+    /// events only inside their body's window); with when it came
+    /// ([`start_cut::StartCut::now`]).
+    odd_progress: Vec<(Direction, Id, Finding, u64)>,
+    /// Whether the log starts mid-session ([`start_cut`]).
+    start: start_cut::StartCut,
     /// Links requests into operations (MRTR, tasks, listens).
     ops: Tracker,
     /// Capture gaps met.
@@ -513,6 +521,9 @@ struct Tally {
 /// Runs every per-session rule over one session's ordered frames.
 pub fn walk(cfg: &Config, s: &Session) -> SessionResult {
     let mut w = Walker::new(cfg, s.name.clone(), s.input, s.one_direction);
+    if s.started {
+        w.start_held();
+    }
     for (f, &moved) in s.frames.iter().zip(&s.moved) {
         w.frame(f, moved);
     }
@@ -547,6 +558,7 @@ impl<'c> Walker<'c> {
             cur: None,
             sending: Sent::Other,
             odd_progress: Vec::new(),
+            start: start_cut::StartCut::default(),
             dup_ids: [HashSet::new(), HashSet::new()],
             ops: Tracker::default(),
             gaps: super::gaps::Recorder::default(),
@@ -572,6 +584,12 @@ impl<'c> Walker<'c> {
         self.tail_lost = true;
     }
 
+    /// The log shows the session's start (a process-start line before its
+    /// first frame): it does not start mid-session ([`start_cut`]).
+    pub fn start_held(&mut self) {
+        self.start.held();
+    }
+
     /// Applies the end-of-capture rules and returns the result.
     pub fn finish(mut self) -> SessionResult {
         self.finish_rules();
@@ -584,6 +602,11 @@ impl<'c> Walker<'c> {
         self.out.operations = std::mem::take(&mut self.ops).finish();
         if self.one_direction && self.out.counts.sessions > 0 {
             self.gaps.add(GapKind::OneSided, None, 0);
+        }
+        if let Some(g) = self.start.gap() {
+            self.gaps
+                .add(GapKind::StartMissing, Some(g.location), g.file);
+            self.out.start_gap = Some(g);
         }
         self.out.gaps = std::mem::take(&mut self.gaps).finish();
         self.out
@@ -711,9 +734,29 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether `f` is a file's lost first line (the tail of a message cut
+    /// by rotation) after the session began in an earlier file of its
+    /// rotation group: the head of that message ended the earlier file and
+    /// is already one lost message (DESIGN.md rule 12), not a second.
+    fn cut_tail(&self, f: &Frame) -> bool {
+        f.http.is_none()
+            && matches!(f.payload, Payload::Lost)
+            && f.direction.is_none()
+            && f.prov.location.line == Some(1)
+            && self
+                .lost_replies
+                .last()
+                .is_some_and(|&(d, _, _)| d.is_none())
+    }
+
     /// [`Walker::frame`]'s work: the rules for frame `f`, in order.
     fn frame_inner(&mut self, f: &Frame, moved: bool) {
         if self.replayed(f) {
+            return;
+        }
+        // A first line cut by rotation is the start gap, not a lost reply.
+        let cut_first = !self.one_direction && self.start.frame(f);
+        if cut_first || self.cut_tail(f) {
             return;
         }
         self.note_gaps(f);
@@ -1121,6 +1164,7 @@ impl Walker<'_> {
             return;
         }
         self.out.counts.requests += 1;
+        self.start.request(d, m);
         let method = m.method.as_deref().map(str::to_string);
         self.id_problems(f, d, m, &method);
         let valid = m.id.valid();
@@ -1376,7 +1420,8 @@ impl Walker<'_> {
                 let found = self.finding_at(K::UnknownProgressToken, f, Some(d), FindingId::One(tok.clone()),
                     m.method.as_deref().map(str::to_string),
                     format!("progress with token {}, which no request of this session named in its _meta.progressToken (MCP progress: the token must come from an active request)", tok.json_text()));
-                self.odd_progress.push((d, tok.clone(), found));
+                let when = self.start.now();
+                self.odd_progress.push((d, tok.clone(), found, when));
             }
             return;
         };
@@ -1707,12 +1752,40 @@ impl Walker<'_> {
             }
             self.find(K::UnknownIdResponse, f, Some(d), FindingId::One(m.id.clone()), None,
                 format!("a response with id {} that matches no request sent in this session's {} id space", m.id.json_text(), d.other().as_str()));
+            let at = self.out.findings.len() - 1;
+            self.start.unknown_answer(at, d, &m.id);
             self.explain_by_lost_requests(d);
+            self.explain_by_lost_message(at);
             if m.has_error {
                 let at = self.out.findings.len() - 1;
                 self.replies.unknown_error(&m.id, at);
             }
         }
+    }
+
+    /// Finding `at` (an answer that pairs with nothing) may answer a
+    /// message the log lost before it whose direction is unknown (a line
+    /// cut as the log was written, rotated or copied): the first such
+    /// unclaimed one is claimed for it (one lost message, one finding) and
+    /// named in the detail.
+    fn explain_by_lost_message(&mut self, at: usize) {
+        if self.out.findings[at].gap {
+            return;
+        }
+        let Some(lost) = self
+            .lost_replies
+            .iter_mut()
+            .find(|(ld, _, free)| *free && ld.is_none())
+        else {
+            return;
+        };
+        lost.2 = false;
+        let f = &mut self.out.findings[at];
+        f.gap = true;
+        f.detail.push_str(&format!(
+            "; but the log lost a message at line {} (a line cut as the log was written, rotated or copied: a capture gap): it may have been the request",
+            lost.1
+        ));
     }
 
     /// When the capture lost request bodies in this session, the last
@@ -1975,14 +2048,31 @@ impl Walker<'_> {
         self.out.findings.extend(empty);
         let lost = (!self.lost_requests.is_empty()).then(|| entry_list(&self.lost_requests));
         self.placeholder_errors(lost.as_deref());
-        for (d, tok, mut found) in std::mem::take(&mut self.odd_progress) {
+        self.unknown_tokens(lost.as_deref());
+    }
+
+    /// The answers a missing log start explains ([`start_cut`]), then the
+    /// progress whose token no request of the session named: a gap when
+    /// the capture lost request bodies (`lost`: their entries) or the log
+    /// starts mid-session.
+    fn unknown_tokens(&mut self, lost: Option<&str>) {
+        let spaces = &self.spaces;
+        self.start.explain(&mut self.out.findings, |d, id| {
+            let sp = &spaces[dir_index(d)];
+            id.loose()
+                .is_some_and(|k| sp.pending.contains_key(&k) || sp.answered.contains_key(&k))
+                || id.valid().is_some_and(|v| sp.other_ids.contains(&v))
+        });
+        for (d, tok, mut found, when) in std::mem::take(&mut self.odd_progress) {
             if self.progress_tokens.contains_key(&(d.other(), tok)) {
                 continue;
             }
-            if let Some(entries) = &lost {
+            if let Some(entries) = lost {
                 found.gap = true;
                 found.detail.push_str(&format!("; but the capture did not keep the request body of entry {entries} (a capture gap): its request may have been there"));
             }
+            self.start
+                .progress(&mut found, d, when, self.out.findings.len());
             self.out.findings.push(found);
         }
     }

@@ -34,17 +34,22 @@ pub enum GapKind {
     NoReplyBodies,
     /// A capture of one direction only (raw SSE): nothing can pair.
     OneSided,
+    /// A line log that starts mid-session: its first message is no session
+    /// start and the log shows traffic of the part it does not hold, or
+    /// its first line is the tail of a message cut off (DESIGN.md rule 12).
+    StartMissing,
 }
 
 impl GapKind {
     /// Every kind, in the order the terminal lists them.
-    pub const ALL: [GapKind; 6] = [
+    pub const ALL: [GapKind; 7] = [
         GapKind::RequestBodyLost,
         GapKind::ResponseBodyLost,
         GapKind::TimeUnbounded,
         GapKind::ReplyLost,
         GapKind::NoReplyBodies,
         GapKind::OneSided,
+        GapKind::StartMissing,
     ];
 
     /// Name in `summary.json` `inputs[].gaps`.
@@ -56,6 +61,7 @@ impl GapKind {
             GapKind::ReplyLost => "reply_lost",
             GapKind::NoReplyBodies => "no_reply_bodies",
             GapKind::OneSided => "one_sided",
+            GapKind::StartMissing => "start_missing",
         }
     }
 
@@ -70,6 +76,7 @@ impl GapKind {
             }
             GapKind::NoReplyBodies => "a log that prints no reply bodies",
             GapKind::OneSided => "a capture of one direction only",
+            GapKind::StartMissing => "a log that starts mid-session (its beginning not held)",
         }
     }
 }

@@ -59,6 +59,7 @@ pub fn parse(input: Input<'_>, format: Format) -> Parsed {
         Some(spec) => {
             let mut p = (spec.parse)(input);
             if matches!(format, Format::Lines(_)) {
+                mark_cut_first_line(input.text, 1, &mut p);
                 mark_cut_last_line(input.text, 1, &mut p);
             }
             p
@@ -110,6 +111,53 @@ pub fn mark_cut_last_line(text: &str, first_line: u64, p: &mut Parsed) {
     p.errors.push(crate::diag::Diagnostic::line(
         last,
         "the file ends inside this line (no line end, the JSON cut off): a message cut as the log was written or copied, read as lost (a capture gap)",
+    ));
+}
+
+/// A line log whose first line is the tail of a message: it holds no JSON
+/// (read as a `non_json_line` frame), does not start like one (`{`, `[`),
+/// ends like one (`}` or `]`) and holds a `"` (or only closing brackets):
+/// a rotation that cuts by size
+/// (rotatelogs on a pipe, `split -b`, copytruncate racing a write) began
+/// the file inside a line. That frame becomes a lost message
+/// ([`crate::record::Payload::Lost`]): the analysis reads it as the start
+/// of a log that starts mid-session (the `start_missing` gap, DESIGN.md
+/// rule 12), with one problem line naming it. `first_line`: the number of
+/// the text's first line (only a text that starts the file, line 1, is
+/// judged).
+pub fn mark_cut_first_line(text: &str, first_line: u64, p: &mut Parsed) {
+    use crate::record::{Payload, Record};
+    if first_line != 1 {
+        return;
+    }
+    let end = text.find(['\n', '\r']).unwrap_or(text.len());
+    if end == text.len() {
+        // One line without a line end: the last-line rule judges it.
+        return;
+    }
+    let line = text[..end].trim();
+    let closers = |c: char| c == '}' || c == ']';
+    let tail = line.ends_with(closers)
+        && !line.starts_with(['{', '['])
+        && (line.contains('"') || line.chars().all(closers));
+    if !tail {
+        return;
+    }
+    let Some(f) = p.records.iter_mut().find_map(|r| match r {
+        Record::Frame(f) => Some(f),
+        _ => None,
+    }) else {
+        return;
+    };
+    if !matches!(f.payload, Payload::NonJson) || f.prov.location.line != Some(1) {
+        return;
+    }
+    f.payload = Payload::Lost;
+    // The line is accounted for as a problem line, not as traffic.
+    p.other_lines += 1;
+    p.errors.push(crate::diag::Diagnostic::line(
+        1,
+        "the file starts inside a message (this line is the tail of one, cut off by size-based rotation or splitting): read as lost, the log starts mid-session (a capture gap)",
     ));
 }
 
@@ -196,5 +244,51 @@ mod cut_tests {
         assert_eq!((p, e.len()), (Payload::NonJson, 0));
         let (p, _) = last_payload(&format!("{first}\nplain text at the end"));
         assert_eq!(p, Payload::NonJson);
+    }
+}
+
+#[cfg(test)]
+mod cut_first_tests {
+    use super::*;
+    use crate::record::{Payload, Record};
+
+    fn first_payload(text: &str) -> (Payload, Vec<String>, u64) {
+        let input = Input {
+            file: 0,
+            name: "t.ndjson",
+            text,
+        };
+        let p = parse(input, detect_format(text));
+        let first = p
+            .records
+            .iter()
+            .find_map(|r| match r {
+                Record::Frame(f) => Some(f.payload.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let errors = p.errors.iter().map(|e| e.to_string()).collect();
+        (first, errors, p.other_lines)
+    }
+
+    /// A first line that is the tail of a message is lost, named once;
+    /// plain text at the start (no closing bracket) stays non-JSON.
+    #[test]
+    fn a_first_line_cut_by_rotation_is_a_lost_message() {
+        let next = r#"{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}"#;
+        let tail = r#"ethod":"ping","params":{}}}"#;
+        let (p, e, other) = first_payload(&format!("{tail}\n{next}\n{next}\n"));
+        assert_eq!(p, Payload::Lost);
+        assert_eq!(
+            e,
+            [
+                "line 1: the file starts inside a message (this line is the tail of one, cut off by size-based rotation or splitting): read as lost, the log starts mid-session (a capture gap)"
+            ]
+        );
+        assert_eq!(other, 1);
+        let (p, _, _) = first_payload(&format!("}}}}\n{next}\n{next}\n"));
+        assert_eq!(p, Payload::Lost);
+        let (p, e, _) = first_payload(&format!("server listening\n{next}\n{next}\n"));
+        assert_eq!((p, e.len()), (Payload::NonJson, 0));
     }
 }

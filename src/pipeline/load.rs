@@ -325,6 +325,7 @@ fn parse_blocks(blocks: &[source::Block], display: &str, b: &Blocks) -> Vec<Pars
                 block.offset,
                 b.dialect,
             );
+            ingest::mark_cut_first_line(&block.text, block.first_line, &mut p);
             ingest::mark_cut_last_line(&block.text, block.first_line, &mut p);
             for e in &mut p.errors {
                 e.name_if_unnamed(display);
@@ -386,11 +387,13 @@ impl<'c> SessionWalk<'c> {
                     self.states.resize_with(i + 1, || None);
                 }
                 let (cfg, input, names) = (self.cfg, self.input, &self.splitter.names);
+                let started = self.splitter.started[i];
                 let st = self.states[i].get_or_insert_with(|| {
-                    (
-                        LineOrder::default(),
-                        Walker::new(cfg, names[i].clone(), input, false),
-                    )
+                    let mut w = Walker::new(cfg, names[i].clone(), input, false);
+                    if started {
+                        w.start_held();
+                    }
+                    (LineOrder::default(), w)
                 });
                 st.0.push(f, &mut self.ready);
                 for f in self.ready.drain(..) {

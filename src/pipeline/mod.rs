@@ -361,6 +361,7 @@ fn analyze_loaded(
         if let Some(info) = g.infos.get_mut(*input) {
             repeated_member_lines(info, std::mem::take(&mut r.repeated_members));
         }
+        name_start_gap(&g.infos, r);
     }
     let mut analysis = analyze::finalize(rules, all.into_iter().map(|(_, _, r)| r).collect());
     if redact {
@@ -372,6 +373,26 @@ fn analyze_loaded(
         analysis,
         skipped: Vec::new(),
         replies,
+    }
+}
+
+/// Completes the details of the findings a missing log start explains
+/// (`analyze::engine::start_cut`) with the gap's file name, which the
+/// walker does not know.
+fn name_start_gap(infos: &[InputInfo], r: &mut SessionResult) {
+    let Some(g) = &r.start_gap else { return };
+    let name = infos.get((g.file / 2) as usize).map_or("", |x| {
+        if g.file % 2 == 1 {
+            x.partner.as_deref().unwrap_or(x.file.as_str())
+        } else {
+            x.file.as_str()
+        }
+    });
+    let text = analyze::engine::start_cut::detail(name, g);
+    for &i in &g.findings {
+        if let Some(f) = r.findings.get_mut(i) {
+            f.detail.push_str(&text);
+        }
     }
 }
 

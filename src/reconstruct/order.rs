@@ -377,6 +377,7 @@ mod tests {
             moved: vec![false; n],
             counted: true,
             one_direction: false,
+            started: false,
         }
     }
 

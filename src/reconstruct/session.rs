@@ -24,6 +24,10 @@ pub struct Session {
     pub counted: bool,
     /// The input holds one direction only (raw SSE): no pairing rules.
     pub one_direction: bool,
+    /// The log shows its start: it opened at or after its key's
+    /// process-start line ([`Splitter::started`]), so it never starts
+    /// mid-session (DESIGN.md rule 12, `start_missing`).
+    pub started: bool,
 }
 
 #[derive(Default)]
@@ -53,6 +57,9 @@ pub struct Splitter {
     keys: HashMap<Box<str>, KeyState>,
     /// Names of the sessions opened so far, by index.
     pub names: Vec<String>,
+    /// Per session, by index: its key's process-start line came before
+    /// its first frame (the log holds the session's start).
+    pub started: Vec<bool>,
 }
 
 impl Splitter {
@@ -64,7 +71,7 @@ impl Splitter {
                 let st = self.keys.entry((*key).into()).or_default();
                 st.seen_start = true;
                 if st.current.is_some() && st.has_traffic {
-                    Self::open(&mut self.names, st, &key);
+                    Self::open(&mut self.names, &mut self.started, st, &key);
                 }
                 None
             }
@@ -81,7 +88,7 @@ impl Splitter {
                         && init
                         && st.has_initialize)
                 {
-                    Self::open(&mut self.names, st, &frame.key);
+                    Self::open(&mut self.names, &mut self.started, st, &frame.key);
                 }
                 st.has_traffic = true;
                 st.has_initialize |= init;
@@ -90,7 +97,8 @@ impl Splitter {
         }
     }
 
-    fn open(names: &mut Vec<String>, st: &mut KeyState, key: &str) {
+    fn open(names: &mut Vec<String>, started: &mut Vec<bool>, st: &mut KeyState, key: &str) {
+        started.push(st.seen_start);
         st.count += 1;
         names.push(if st.count == 1 {
             key.to_string()
@@ -128,15 +136,17 @@ pub fn split_sessions(input: usize, mut records: Vec<Record>) -> Vec<Session> {
     splitter
         .names
         .into_iter()
+        .zip(splitter.started)
         .zip(frames)
         .filter(|(_, f)| !f.is_empty())
-        .map(|(name, frames)| Session {
+        .map(|((name, started), frames)| Session {
             name,
             input,
             moved: vec![false; frames.len()],
             counted: frames.iter().any(|f| f.direction.is_some()),
             frames,
             one_direction: false,
+            started,
         })
         .collect()
 }

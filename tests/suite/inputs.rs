@@ -682,3 +682,290 @@ fn a_one_sided_sse_capture_names_its_server() {
     );
     assert_eq!(s["findings"], serde_json::json!([]));
 }
+
+/// (kind, severity, id, line, file name) of every finding, in order.
+fn found(s: &serde_json::Value) -> Vec<(String, String, serde_json::Value, u64, String)> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = f["file"].as_str().unwrap_or("");
+            let name = Path::new(file).file_name().unwrap().to_string_lossy();
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["id"].clone(),
+                f["location"]["line"].as_u64().unwrap(),
+                name.into_owned(),
+            )
+        })
+        .collect()
+}
+
+fn row(
+    kind: &str,
+    sev: &str,
+    id: serde_json::Value,
+    line: u64,
+    file: &str,
+) -> (String, String, serde_json::Value, u64, String) {
+    (kind.into(), sev.into(), id, line, file.into())
+}
+
+#[test]
+fn todays_file_of_a_rotated_log_alone_starts_mid_session_without_errors() {
+    // tests/data/real4/rotation/proxy.log starts at request 50 (no
+    // initialize); request 3, which named progress token "lr", is in
+    // proxy.log.1: its 3 progress notifications (lines 149-151) and its
+    // answer (line 152) are explained by the start gap at line 1.
+    let p = root().join("tests/data/real4/rotation/proxy.log");
+    for (name, extra) in [
+        ("rotation-today", vec![]),
+        ("rotation-today-blocks", vec!["--block-bytes", "4096"]),
+    ] {
+        let mut args = vec![p.to_str().unwrap()];
+        args.extend(extra);
+        let (code, err, s) = run(name, &args);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(err, "");
+        assert_eq!(totals(&s), (75, 3, 76), "{name}");
+        assert_eq!(s["totals"]["pairs"], 75);
+        let f = "proxy.log";
+        assert_eq!(
+            found(&s),
+            vec![
+                row("unknown_progress_token", "info", "lr".into(), 149, f),
+                row("unknown_progress_token", "info", "lr".into(), 150, f),
+                row("unknown_progress_token", "info", "lr".into(), 151, f),
+                row("unknown_id_response", "info", 3.into(), 152, f),
+            ],
+            "{name}"
+        );
+        for f in s["findings"].as_array().unwrap() {
+            let d = f["detail"].as_str().unwrap();
+            let gap = format!(
+                "; but the log starts mid-session ({} line 1 is no session start (no initialize or server/discover)): the request may be in the part not held, e.g. a rotated-away file (a capture gap)",
+                p.display()
+            );
+            assert!(d.ends_with(&gap), "{d}");
+        }
+        assert_eq!(
+            s["inputs"][0]["gaps"],
+            serde_json::json!({"start_missing": {"count": 1, "lines": [1]}})
+        );
+    }
+}
+
+#[test]
+fn a_log_cut_by_size_based_rotation_starts_inside_a_message() {
+    // tests/data/real4/rotation-cut: rotatelogs cut the log at 4096-byte
+    // block ends. -20261203055320 starts with the tail of request 39 and
+    // ends with the head of the answer to 94; -20261203055322 starts with
+    // that answer's tail.
+    let dir = root().join("tests/data/real4/rotation-cut");
+    let (f18, f20, f22) = (
+        "proxy.log-20261203055318",
+        "proxy.log-20261203055320",
+        "proxy.log-20261203055322",
+    );
+    let cut_first = |f: &str| {
+        format!(
+            "mcp-audit: {}: line 1: the file starts inside a message (this line is the tail of one, cut off by size-based rotation or splitting): read as lost, the log starts mid-session (a capture gap)\n",
+            dir.join(f).display()
+        )
+    };
+    let cut_last = |f: &str, l: u64| {
+        format!(
+            "mcp-audit: {}: line {l}: the file ends inside this line (no line end, the JSON cut off): a message cut as the log was written or copied, read as lost (a capture gap)\n",
+            dir.join(f).display()
+        )
+    };
+    let path = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    // The last file alone: 63 lines, line 1 lost; request 3 and its token
+    // "lr" are in an earlier file.
+    for (name, extra) in [
+        ("cut-last", vec![]),
+        ("cut-last-blocks", vec!["--block-bytes", "2048"]),
+    ] {
+        let p = path(f22);
+        let mut args = vec![p.as_str()];
+        args.extend(extra);
+        let (code, err, s) = run(name, &args);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(err, cut_first(f22), "{name}");
+        assert_eq!(totals(&s), (30, 1, 31), "{name}");
+        assert_eq!(s["totals"]["pairs"], 30);
+        let t = &s["totals"];
+        assert_eq!(
+            (
+                t["frames"].as_u64(),
+                t["other_lines"].as_u64(),
+                t["non_json_lines"].as_u64()
+            ),
+            (Some(62), Some(1), Some(0))
+        );
+        assert_eq!(
+            found(&s),
+            vec![
+                row("unknown_progress_token", "info", "lr".into(), 20, f22),
+                row("unknown_id_response", "info", 3.into(), 21, f22),
+            ],
+            "{name}"
+        );
+        let d = s["findings"][1]["detail"].as_str().unwrap();
+        assert!(d.contains(&format!("; but the log starts mid-session ({} line 1 is the tail of a message cut off by rotation)", dir.join(f22).display())), "{d}");
+        assert_eq!(
+            s["inputs"][0]["gaps"],
+            serde_json::json!({"start_missing": {"count": 1, "lines": [1]}})
+        );
+    }
+    // The middle file alone: cut at both ends; the lost head of its last
+    // line explains the missing answer to 94; 39's answer (line 2) and two
+    // progress notifications are the start gap's.
+    let p = path(f20);
+    let (code, err, s) = run("cut-middle", &[p.as_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, cut_first(f20) + &cut_last(f20, 114));
+    assert_eq!(totals(&s), (55, 2, 55));
+    assert_eq!(
+        found(&s),
+        vec![
+            row("unknown_id_response", "info", 39.into(), 2, f20),
+            row("unknown_progress_token", "info", "lr".into(), 11, f20),
+            row("unknown_progress_token", "info", "lr".into(), 92, f20),
+            row("missing_response", "info", 94.into(), 113, f20),
+        ]
+    );
+    assert_eq!(
+        s["inputs"][0]["gaps"],
+        serde_json::json!({"reply_lost": {"count": 1, "lines": [114]}, "start_missing": {"count": 1, "lines": [1]}})
+    );
+    // All three, oldest first by their names: one session from initialize;
+    // each cut message is one lost message (head at a file's end, tail at
+    // the next file's line 1): request 39 explains 39's answer, 94's
+    // answer explains its missing response. The client's record: 124
+    // requests, 124 responses, 5 notifications.
+    let (a, b, c) = (path(f22), path(f18), path(f20));
+    let (code, err, s) = run("cut-all", &[a.as_str(), b.as_str(), c.as_str()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        err,
+        cut_last(f18, 78) + &cut_first(f20) + &cut_last(f20, 114) + &cut_first(f22)
+    );
+    assert_eq!(totals(&s), (123, 5, 123));
+    assert_eq!(s["totals"]["pairs"], 122);
+    assert_eq!(
+        found(&s),
+        vec![
+            row("slow_tail", "info", 1.into(), 1, f18),
+            row("slow_tail", "info", 3.into(), 7, f18),
+            row("unknown_id_response", "info", 39.into(), 2, f20),
+            row("missing_response", "info", 94.into(), 113, f20),
+        ]
+    );
+    let d = s["findings"][2]["detail"].as_str().unwrap();
+    assert!(d.ends_with("; but the log lost a message at line 78 (a line cut as the log was written, rotated or copied: a capture gap): it may have been the request"), "{d}");
+    assert_eq!(
+        s["inputs"][0]["gaps"],
+        serde_json::json!({"reply_lost": {"count": 2, "lines": [78, 114]}})
+    );
+}
+
+#[test]
+fn a_log_that_starts_with_initialize_keeps_its_unknown_id_error() {
+    // The start gap is narrow: with initialize first, an answer to an id
+    // no one sent is an error; without it, an id requested later, or an
+    // integer id above the log's first one, is too.
+    let d = out_dir("start-negative-in");
+    let line = |ms: u32, dir: &str, m: &str| {
+        format!("{{\"ts\":\"2026-12-01T10:00:00.{ms:03}Z\",\"dir\":\"{dir}\",\"msg\":{m}}}\n")
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
+    let call = |id: u32| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo"}}}}"#)
+    };
+    let answer = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let cases = [
+        // initialize first: 7 was never sent.
+        (
+            "with-init",
+            vec![
+                line(0, "c2s", init),
+                line(1, "s2c", &answer(1)),
+                line(2, "c2s", &call(2)),
+                line(3, "s2c", &answer(7)),
+                line(4, "s2c", &answer(2)),
+            ],
+            7,
+            4,
+        ),
+        // no initialize, but 9 is requested later.
+        (
+            "later",
+            vec![
+                line(0, "c2s", &call(5)),
+                line(1, "s2c", &answer(9)),
+                line(2, "s2c", &answer(5)),
+                line(3, "c2s", &call(9)),
+                line(4, "s2c", &answer(9)),
+            ],
+            9,
+            2,
+        ),
+        // no initialize, 8 is above the first request id 5.
+        (
+            "above",
+            vec![
+                line(0, "c2s", &call(5)),
+                line(1, "s2c", &answer(5)),
+                line(2, "s2c", &answer(8)),
+            ],
+            8,
+            3,
+        ),
+    ];
+    for (name, lines, id, at) in cases {
+        let p = d.join(format!("{name}.ndjson"));
+        std::fs::write(&p, lines.concat()).unwrap();
+        let (code, err, s) = run(&format!("start-negative-{name}"), &[p.to_str().unwrap()]);
+        assert_eq!(code, Some(1), "{name}: {err}");
+        let f = found(&s);
+        assert_eq!(
+            f,
+            vec![row(
+                "unknown_id_response",
+                "error",
+                id.into(),
+                at,
+                &format!("{name}.ndjson")
+            )],
+            "{name}"
+        );
+        assert_eq!(s["inputs"][0]["gaps"], serde_json::json!({}), "{name}");
+    }
+    // The same answer to 3 before request 5, with no initialize: info.
+    let p = d.join("below.ndjson");
+    std::fs::write(
+        &p,
+        [
+            line(0, "c2s", &call(5)),
+            line(1, "s2c", &answer(3)),
+            line(2, "s2c", &answer(5)),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let (code, err, s) = run("start-negative-below", &[p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        found(&s),
+        vec![row(
+            "unknown_id_response",
+            "info",
+            3.into(),
+            2,
+            "below.ndjson"
+        )]
+    );
+}

@@ -141,3 +141,44 @@ fn every_line_of_a_cut_log_is_accounted_for() {
         }
     }
 }
+
+/// A log that starts inside a line (a size-based rotation began it there):
+/// its first line, the tail of a message, is accounted for, and in an
+/// NDJSON log it is the one problem line that says so.
+#[test]
+fn every_line_of_a_log_cut_at_its_start_is_accounted_for() {
+    let d = out_dir("lost_front_in");
+    for sample in [
+        "tests/data/real/stdio_py-client__py-server.ndjson",
+        "tests/data/real/stdio_py-client__py-server.logger.log",
+        "tests/data/cases/l03_vscode_editor_server_dialect.log",
+    ] {
+        let text = std::fs::read_to_string(root().join(sample)).unwrap();
+        for cut in (1009..text.len()).step_by(3001) {
+            let mut at = cut;
+            while !text.is_char_boundary(at) {
+                at += 1;
+            }
+            let rest = &text[at..];
+            let p = d.join(format!("front{cut}.log"));
+            std::fs::write(&p, rest).unwrap();
+            let (lines, blank) = count_lines(rest);
+            let (counted, dialect, stderr) = accounted(&format!("lost_front{cut}"), &p);
+            if stderr.contains("no known format") {
+                continue;
+            }
+            assert_eq!(
+                counted + blank,
+                lines,
+                "{sample} cut at {at} ({dialect}): {stderr}"
+            );
+            let first = rest.lines().next().unwrap_or("");
+            if sample.ends_with(".ndjson") && !first.starts_with('{') && first.ends_with('}') {
+                assert!(
+                    stderr.contains("line 1: the file starts inside a message"),
+                    "{sample} cut at {at}: {stderr}"
+                );
+            }
+        }
+    }
+}
