@@ -284,7 +284,10 @@ impl Walk<'_, '_> {
                 sure: true,
             };
         };
-        let chosen = if waiting.len() == 1 {
+        let owner = self.pending[first].owner;
+        let one = waiting.iter().all(|&k| self.pending[k].owner == owner);
+        let chosen = if one {
+            // One session (a duplicate id inside it shows there).
             first
         } else {
             for &k in &waiting {
@@ -298,7 +301,7 @@ impl Walk<'_, '_> {
         }
         Pick {
             owner: Some(p.owner),
-            sure: waiting.len() == 1,
+            sure: one,
         }
     }
 
