@@ -924,15 +924,21 @@ mod tests {
             Some(SgLine::Finished("f61ef891-55ba-4dd1-b622-8a3d8dee1ef4"))
         );
         assert_eq!(
-            split("[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by POST request for existing session"),
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by POST request for existing session"
+            ),
             Some(SgLine::Post("8f79-4481"))
         );
         assert_eq!(
-            split("[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by session initialization"),
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by session initialization"
+            ),
             Some(SgLine::Post("8f79-4481"))
         );
         assert_eq!(
-            split("[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by GET request for existing session"),
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by GET request for existing session"
+            ),
             Some(SgLine::Other)
         );
         // WebSocket.

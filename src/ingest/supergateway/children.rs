@@ -53,10 +53,7 @@ pub(super) enum Ev<'a> {
         shape: Option<&'a Shape>,
     },
     /// A message (or non-JSON line) a child wrote, at `line`.
-    Child {
-        line: u64,
-        shape: Option<&'a Shape>,
-    },
+    Child { line: u64, shape: Option<&'a Shape> },
     /// `SessionAccessCounter.inc() SID, caused by` a POST.
     Post(&'a str),
     /// `Response finished SID`.
@@ -131,11 +128,7 @@ pub(super) fn attribute(mode: Mode, file: &str, evs: &[Ev<'_>]) -> Attributed {
         .collect();
     gaps.sort_unstable();
     gaps.dedup_by_key(|g| g.0);
-    Attributed {
-        names,
-        picks,
-        gaps,
-    }
+    Attributed { names, picks, gaps }
 }
 
 /// The sessions of the client messages, which do not depend on child output.
