@@ -23,9 +23,9 @@
 //! Sessions: the key is SID where printed. Child output carries no session
 //! (stdio→SSE sends it to every open session): a session-less message goes
 //! to the session the log makes certain or likeliest (`Owners`); the
-//! file is the key when the log names no session at all. A stateless
-//! Streamable HTTP log is one session (its gateway `initialize` requests do
-//! not split it).
+//! file is the key when the log names no session at all. In the
+//! Streamable HTTP modes each child is its own session (one per stateless
+//! POST, one per stateful `SessionAccessCounter` session) (the `children` module).
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1};
