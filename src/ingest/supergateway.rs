@@ -23,9 +23,9 @@
 //! Sessions: the key is SID where printed. Child output carries no session
 //! (stdio→SSE sends it to every open session): a session-less message goes
 //! to the session the log makes certain or likeliest (`Owners`); the
-//! file is the key when the log names no session at all. A stateless
-//! Streamable HTTP log is one session (its gateway `initialize` requests do
-//! not split it).
+//! file is the key when the log names no session at all. In the
+//! Streamable HTTP modes each child is its own session (one per stateless
+//! POST, one per stateful `SessionAccessCounter` session) (the `children` module).
 
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till1};
@@ -33,6 +33,10 @@ use nom::character::complete::alphanumeric1;
 use nom::combinator::opt;
 use nom::sequence::delimited;
 use nom::{IResult, Parser};
+
+mod children;
+
+use children::{Ev, Mode};
 
 use super::grammar::continue_body;
 use super::input::Input;
@@ -58,6 +62,8 @@ pub enum SgLine<'a> {
         session: Option<&'a str>,
         /// BODY on this line (it may continue on the next lines).
         body: &'a str,
+        /// `(auto-initialize)` / `(initialized)`: made by the gateway.
+        made: bool,
     },
     /// `Request error: TEXT` (`--sse` / `--streamableHttp` → stdio): an
     /// error reply sent to the stdio client, logged without its id.
@@ -77,6 +83,16 @@ pub enum SgLine<'a> {
     Closed(&'a str),
     /// `Running stateless server`: the stateless Streamable HTTP mode.
     Stateless,
+    /// `Running stateful server`: the stateful Streamable HTTP mode.
+    Stateful,
+    /// `SessionAccessCounter.inc() SID, caused by session initialization`
+    /// or `… caused by POST request for existing session`: a POST of
+    /// session SID, whose message(s) the next `StreamableHttp → Child`
+    /// line(s) show.
+    Post(&'a str),
+    /// `Response finished SID` / `Response closed SID`: a POST of session
+    /// SID was answered.
+    Finished(&'a str),
     /// Any other `[supergateway]` line (including `(original)` repeats):
     /// not traffic.
     Other,
@@ -151,6 +167,7 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
             direction: Direction::S2c,
             session: None,
             body: body_of(body),
+            made: false,
         });
     }
     if let Some(text) = rest.strip_prefix("Request error:") {
@@ -164,6 +181,12 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
     if rest == "Running stateless server" {
         return Some(SgLine::Stateless);
     }
+    if rest == "Running stateful server" {
+        return Some(SgLine::Stateful);
+    }
+    if let Some(line) = counter_post(rest) {
+        return Some(line);
+    }
     let Ok((body, (src, dst, t))) = route(rest) else {
         return Some(SgLine::Other);
     };
@@ -172,6 +195,7 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
         Some(Tag::Session(s)) => Some(s),
         Some(Tag::Made) | None => None,
     };
+    let made = t == Some(Tag::Made);
     let direction = if dst == "Child" || (src == "Stdio" && src != dst) {
         Direction::C2s
     } else if src == "Child" || dst == "Stdio" {
@@ -183,7 +207,27 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
         direction,
         session,
         body: body_of(body),
+        made,
     })
+}
+
+/// The stateful mode's session lines: `SessionAccessCounter.inc() SID,
+/// caused by session initialization` / `… POST request for existing
+/// session` (a POST; GET and DELETE carry no message) and `Response
+/// finished SID` / `Response closed SID`.
+fn counter_post(rest: &str) -> Option<SgLine<'_>> {
+    if let Some(r) = rest.strip_prefix("SessionAccessCounter.inc() ") {
+        let (sid, cause) = r.split_once(", caused by ")?;
+        return matches!(
+            cause,
+            "session initialization" | "POST request for existing session"
+        )
+        .then_some(SgLine::Post(sid));
+    }
+    let sid = rest
+        .strip_prefix("Response finished ")
+        .or_else(|| rest.strip_prefix("Response closed "))?;
+    (!sid.is_empty() && !sid.contains(' ')).then_some(SgLine::Finished(sid))
 }
 
 /// Row 8 claims the line (FORMATS.md §8.2: `[supergateway] `).
@@ -196,11 +240,16 @@ pub fn parse(input: Input<'_>) -> Parsed {
     read_lines(LineSink::new(input, NAME), Supergateway::default())
 }
 
-/// What attribution needs of one message: kind and id.
+/// What attribution needs of one message: kind, id, progress token.
 #[derive(Debug, Clone, PartialEq)]
 struct Shape {
     kind: Kind,
     id: Option<LooseKey>,
+    /// `params._meta.progressToken` of a request, `params.progressToken`
+    /// of a `notifications/progress`.
+    token: Option<LooseKey>,
+    /// A `notifications/progress`.
+    progress: bool,
 }
 
 fn shape(body: &Body) -> Option<Shape> {
@@ -210,6 +259,8 @@ fn shape(body: &Body) -> Option<Shape> {
     Some(Shape {
         kind: m.kind,
         id: m.id.loose(),
+        token: m.progress_token().and_then(|t| t.loose()),
+        progress: m.method.as_deref() == Some("notifications/progress"),
     })
 }
 
@@ -225,11 +276,17 @@ enum Item<S> {
         body: Body,
         /// A child request the stateless gateway answered without logging.
         answered_unlogged: bool,
+        /// Made by the gateway (`(auto-initialize)`, `(initialized)`).
+        made: bool,
     },
     /// A reply the log shows without its id (`Request error:`).
     Lost { line: u64, part: S },
     /// A session ended.
     Closed(S),
+    /// A POST of session S (stateful `SessionAccessCounter.inc()`).
+    Post(S),
+    /// A POST of session S was answered (`Response finished S`).
+    Finished(S),
 }
 
 type Span = std::ops::Range<usize>;
@@ -255,6 +312,7 @@ impl Item<Span> {
                 part,
                 body,
                 answered_unlogged,
+                made,
             } => Item::Msg {
                 line,
                 direction,
@@ -262,12 +320,15 @@ impl Item<Span> {
                 part: get(part),
                 body,
                 answered_unlogged,
+                made,
             },
             Item::Lost { line, part } => Item::Lost {
                 line,
                 part: get(part),
             },
             Item::Closed(s) => Item::Closed(get(s)),
+            Item::Post(s) => Item::Post(get(s)),
+            Item::Finished(s) => Item::Finished(get(s)),
         }
     }
 }
@@ -278,6 +339,7 @@ impl Item<Span> {
 struct Supergateway {
     items: Vec<Item<Span>>,
     stateless: bool,
+    stateful: bool,
 }
 
 impl Supergateway {
@@ -288,7 +350,10 @@ impl Supergateway {
         direction: Direction,
         session: Option<&str>,
         part: &str,
+        made: bool,
     ) {
+        // A gateway-made message is only in the stateless mode.
+        self.stateless |= made;
         let body = read_body(part);
         let answered_unlogged = self.stateless
             && direction == Direction::S2c
@@ -300,6 +365,7 @@ impl Supergateway {
             part: span_of(text, part),
             body,
             answered_unlogged,
+            made,
         });
     }
 }
@@ -312,6 +378,7 @@ impl LineReader for Supergateway {
                 direction,
                 session,
                 body,
+                made,
             }) => {
                 let (body, taken) = continue_body(sink.input().text, rest, body, claims);
                 // Accounting: the body's continuation lines are not traffic
@@ -320,7 +387,7 @@ impl LineReader for Supergateway {
                     sink.other();
                 }
                 let part = body.trim_matches([' ', '\t', '\r', '\n']);
-                self.msg(text, line.number, direction, session, part);
+                self.msg(text, line.number, direction, session, part, made);
             }
             Some(SgLine::NonJson { session, text: t }) => {
                 self.items.push(Item::Msg {
@@ -330,6 +397,7 @@ impl LineReader for Supergateway {
                     part: span_of(text, t),
                     body: Body::Unreadable,
                     answered_unlogged: false,
+                    made: false,
                 });
             }
             Some(SgLine::IdlessError { text: t }) => {
@@ -349,80 +417,196 @@ impl LineReader for Supergateway {
                 sink.other();
                 self.stateless = true;
             }
+            Some(SgLine::Stateful) => {
+                sink.other();
+                self.stateful = true;
+            }
+            Some(SgLine::Post(sid)) => {
+                sink.other();
+                self.items.push(Item::Post(span_of(text, sid)));
+            }
+            Some(SgLine::Finished(sid)) => {
+                sink.other();
+                self.items.push(Item::Finished(span_of(text, sid)));
+            }
             Some(SgLine::Other) | None => sink.other(),
         }
     }
 
     fn end(&mut self, sink: &mut LineSink<'_>) {
         let input = sink.input();
-        let file = input.name;
         let items: Vec<Item<&str>> = std::mem::take(&mut self.items)
             .into_iter()
             .map(|i| i.resolve(input.text))
             .collect();
-        let split = if self.stateless {
-            Split::Never
+        if self.stateless {
+            end_children(sink, Mode::Stateless, items);
+        } else if items.iter().any(|i| matches!(i, Item::Post(_))) {
+            end_children(sink, Mode::Stateful, items);
         } else {
-            Split::ByStart
-        };
-        let mut owners = Owners::new(&items);
-        let mut unsure: Option<(u64, usize)> = None;
-        for item in items {
-            match item {
-                Item::Msg {
-                    line,
-                    direction,
-                    session,
-                    part,
-                    body,
-                    answered_unlogged,
-                } => {
-                    let owned = owners.owner(direction, session, shape(&body).as_ref());
-                    if !owned.sure {
-                        let u = unsure.get_or_insert((line, 0));
-                        u.1 += 1;
-                    }
-                    let keys = if owned.keys.is_empty() {
-                        vec![file]
-                    } else {
-                        owned.keys
-                    };
-                    let at = At {
-                        key: file,
-                        split,
-                        direction: Some(direction),
-                        ts: None,
-                        line,
-                    };
-                    emit_copies(sink, keys, at, part, body, answered_unlogged);
-                }
-                Item::Lost { line, part } => {
-                    let key = owners.last.unwrap_or(file);
-                    sink.lost(
-                        At {
-                            key,
-                            split,
-                            direction: Some(Direction::S2c),
-                            ts: None,
-                            line,
-                        },
-                        part,
-                    );
-                }
-                Item::Closed(sid) => owners.close(sid),
-            }
+            end_broadcast(sink, items);
         }
-        if let Some((line, n)) = unsure {
-            sink.error(
+    }
+}
+
+/// The input note for `n` child messages no session could be certain of,
+/// the first at `line` (a capture gap: FORMATS.md §8.3.6).
+fn unsure_note(sink: &mut LineSink<'_>, unsure: Option<(u64, usize)>) {
+    if let Some((line, n)) = unsure {
+        sink.error(
+            line,
+            &format!(
+                "{n} child message(s) could not be given to one session with certainty: several \
+                 sessions were open or waited for the same id or progress token, and \
+                 supergateway names no session on child output (FORMATS.md §8.3.6); each is \
+                 counted in the session that asked first, else in the last active one (a \
+                 capture gap; first at this line)"
+            ),
+        );
+    }
+}
+
+fn count_unsure(unsure: &mut Option<(u64, usize)>, line: u64) {
+    let u = unsure.get_or_insert((line, 0));
+    u.1 += 1;
+}
+
+/// Emits a log without a child per session (stdio→SSE, WebSocket, `--sse
+/// URL`, stateful logs without `SessionAccessCounter` lines): sessions by
+/// [`Owners`].
+fn end_broadcast(sink: &mut LineSink<'_>, items: Vec<Item<&str>>) {
+    let file = sink.input().name;
+    let mut owners = Owners::new(&items);
+    let mut unsure: Option<(u64, usize)> = None;
+    for item in items {
+        match item {
+            Item::Msg {
                 line,
-                &format!(
-                    "{n} child message(s) name no session while several sessions were open or \
-                     waited for the same id (supergateway prints no session on child output, \
-                     FORMATS.md §8.3.6): a reply is counted in the session that asked first, \
-                     else in the last active one (a capture gap; first at this line)"
-                ),
-            );
+                direction,
+                session,
+                part,
+                body,
+                answered_unlogged,
+                ..
+            } => {
+                let owned = owners.owner(direction, session, shape(&body).as_ref());
+                if !owned.sure {
+                    count_unsure(&mut unsure, line);
+                }
+                let keys = if owned.keys.is_empty() {
+                    vec![file]
+                } else {
+                    owned.keys
+                };
+                let at = At::by_start(file, Some(direction), None, line);
+                emit_copies(sink, keys, at, part, body, answered_unlogged);
+            }
+            Item::Lost { line, part } => {
+                let key = owners.last.unwrap_or(file);
+                sink.lost(At::by_start(key, Some(Direction::S2c), None, line), part);
+            }
+            Item::Closed(sid) => owners.close(sid),
+            Item::Post(_) | Item::Finished(_) => {}
         }
+    }
+    unsure_note(sink, unsure);
+}
+
+/// Emits a Streamable HTTP log with one child per session (stateless: per
+/// POST; stateful: per `SessionAccessCounter` session), sessions by
+/// [`children::attribute`].
+fn end_children(sink: &mut LineSink<'_>, mode: Mode, items: Vec<Item<&str>>) {
+    let file = sink.input().name;
+    let shapes: Vec<Option<Shape>> = items
+        .iter()
+        .map(|i| match i {
+            Item::Msg { body, .. } => shape(body),
+            _ => None,
+        })
+        .collect();
+    let evs: Vec<Ev<'_>> = items
+        .iter()
+        .zip(&shapes)
+        .map(|(i, s)| match i {
+            Item::Msg {
+                direction: Direction::C2s,
+                made,
+                line,
+                ..
+            } => Ev::Client {
+                made: *made,
+                line: *line,
+                shape: s.as_ref(),
+            },
+            Item::Msg { line, .. } => Ev::Child {
+                line: *line,
+                shape: s.as_ref(),
+            },
+            Item::Post(sid) => Ev::Post(sid),
+            Item::Finished(sid) => Ev::Finished(sid),
+            _ => Ev::Other,
+        })
+        .collect();
+    let att = children::attribute(mode, file, &evs);
+    let mut unsure: Option<(u64, usize)> = None;
+    let mut last = file;
+    for (i, item) in items.into_iter().enumerate() {
+        let pick = att.picks.get(i).copied().unwrap_or_default();
+        let key = pick.owner.map_or(file, |o| att.names[o].as_str());
+        match item {
+            Item::Msg {
+                line,
+                direction,
+                part,
+                mut body,
+                answered_unlogged,
+                ..
+            } => {
+                if !pick.sure {
+                    count_unsure(&mut unsure, line);
+                }
+                if let Some(&(_, at_line)) = att.gaps.iter().find(|g| g.0 == i) {
+                    mark_gap(&mut body, at_line);
+                }
+                let at = At {
+                    key,
+                    split: Split::Never,
+                    direction: Some(direction),
+                    ts: None,
+                    line,
+                };
+                emit_copies(sink, vec![key], at, part, body, answered_unlogged);
+                last = key;
+            }
+            Item::Lost { line, part } => {
+                let at = At {
+                    key: last,
+                    split: Split::Never,
+                    direction: Some(Direction::S2c),
+                    ts: None,
+                    line,
+                };
+                sink.lost(at, part);
+            }
+            Item::Closed(_) | Item::Post(_) | Item::Finished(_) => {}
+        }
+    }
+    unsure_note(sink, unsure);
+}
+
+/// A request whose reply may be the one at `line`, counted in another
+/// session that waited for the same id: a `missing_response` of it is a
+/// capture gap (DESIGN.md rule 12).
+fn mark_gap(body: &mut Body, line: u64) {
+    if let Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _) = body {
+        m.extra.get_or_insert_default().capture_gap = Some(
+            format!(
+                "supergateway names no session on child output: the reply at line {line} had \
+                 this id while several sessions waited for it, and was counted in the one that \
+                 asked first"
+            )
+            .into(),
+        );
     }
 }
 
@@ -471,8 +655,11 @@ fn emit_copies(
 struct Owners<'a> {
     /// Sessions not yet closed, in order of first appearance.
     open: Vec<&'a str>,
-    /// Requests waiting for a reply: (session, id), in log order.
-    pending: Vec<(&'a str, LooseKey)>,
+    /// Requests waiting for a reply: (session, id, progress token), in
+    /// log order.
+    pending: Vec<(&'a str, LooseKey, Option<LooseKey>)>,
+    /// (session, token) of every request that named a progress token.
+    had: Vec<(&'a str, LooseKey)>,
     /// The session of the last message that named one.
     last: Option<&'a str>,
     /// The first session the log names (for messages before any).
@@ -504,6 +691,7 @@ impl<'a> Owners<'a> {
         Owners {
             open: Vec::new(),
             pending: Vec::new(),
+            had: Vec::new(),
             last: None,
             first,
         }
@@ -511,6 +699,27 @@ impl<'a> Owners<'a> {
 
     fn close(&mut self, sid: &str) {
         self.open.retain(|s| *s != sid);
+    }
+
+    /// A session-less `notifications/progress` with token `t`: the sessions
+    /// whose pending request named it (each got the copy it waits for), else
+    /// those whose earlier request did (a progress after its response shows
+    /// there); `None` when no request named it.
+    fn progress_sessions(&self, t: &LooseKey) -> Option<Vec<&'a str>> {
+        let mut keys: Vec<&'a str> = Vec::new();
+        for (sid, _, tok) in &self.pending {
+            if tok.as_ref() == Some(t) && !keys.contains(sid) {
+                keys.push(sid);
+            }
+        }
+        if keys.is_empty() {
+            for (sid, tok) in &self.had {
+                if tok == t && !keys.contains(sid) {
+                    keys.push(sid);
+                }
+            }
+        }
+        (!keys.is_empty()).then_some(keys)
     }
 
     /// The sessions of a message.
@@ -528,9 +737,13 @@ impl<'a> Owners<'a> {
             if let Some(s) = shape
                 && direction == Direction::C2s
                 && s.kind == Kind::Request
-                && let Some(id) = &s.id
             {
-                self.pending.push((sid, id.clone()));
+                if let Some(t) = &s.token {
+                    self.had.push((sid, t.clone()));
+                }
+                if let Some(id) = &s.id {
+                    self.pending.push((sid, id.clone(), s.token.clone()));
+                }
             }
             return Owned::one(Some(sid), true);
         }
@@ -539,10 +752,21 @@ impl<'a> Owners<'a> {
             // modes): the file is the session.
             return Owned::one(None, true);
         }
+        if let Some(Shape {
+            kind: Kind::Notification,
+            progress: true,
+            token: Some(t),
+            ..
+        }) = shape
+            && let Some(keys) = self.progress_sessions(t)
+        {
+            return Owned { keys, sure: true };
+        }
         match shape {
             Some(Shape {
                 kind: Kind::Response,
                 id: Some(id),
+                ..
             }) => {
                 let waiting: Vec<usize> = (0..self.pending.len())
                     .filter(|&i| self.pending[i].1 == *id)
@@ -583,6 +807,7 @@ mod tests {
                 direction,
                 session,
                 body,
+                ..
             }) => Some((direction, session, body)),
             _ => None,
         }
@@ -692,10 +917,28 @@ mod tests {
         );
         assert_eq!(
             split("[supergateway] Running stateful server"),
-            Some(SgLine::Other)
+            Some(SgLine::Stateful)
         );
         assert_eq!(
             split("[supergateway] Response finished f61ef891-55ba-4dd1-b622-8a3d8dee1ef4"),
+            Some(SgLine::Finished("f61ef891-55ba-4dd1-b622-8a3d8dee1ef4"))
+        );
+        assert_eq!(
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by POST request for existing session"
+            ),
+            Some(SgLine::Post("8f79-4481"))
+        );
+        assert_eq!(
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by session initialization"
+            ),
+            Some(SgLine::Post("8f79-4481"))
+        );
+        assert_eq!(
+            split(
+                "[supergateway] SessionAccessCounter.inc() 8f79-4481, caused by GET request for existing session"
+            ),
             Some(SgLine::Other)
         );
         // WebSocket.
@@ -823,7 +1066,7 @@ mod tests {
         );
         assert!(
             p.errors[1].to_string().starts_with(
-                "line 18: 2 child message(s) name no session while several sessions were open"
+                "line 18: 2 child message(s) could not be given to one session with certainty"
             ),
             "{:?}",
             p.errors
@@ -877,8 +1120,8 @@ mod tests {
             [
                 (1, "A"),
                 (2, "B"),
+                // Progress for token 5: only A's pending request named it.
                 (3, "A"),
-                (3, "B"),
                 (8, "A"),
                 (8, "B"),
                 (9, "B"),
@@ -898,10 +1141,113 @@ mod tests {
         assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
         assert!(
             p.errors[0].to_string().starts_with(
-                "line 17: 1 child message(s) name no session while several sessions were open or waited for the same id"
+                "line 17: 1 child message(s) could not be given to one session with certainty: several sessions were open or waited for the same id"
             ),
             "{:?}",
             p.errors
+        );
+    }
+
+    fn keys_of(text: &str) -> (Vec<(u64, String)>, Vec<String>) {
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
+        let keys = got(&p)
+            .into_iter()
+            .map(|(l, k, _, _)| (l, k.to_string()))
+            .collect();
+        (keys, p.errors.iter().map(|e| e.to_string()).collect())
+    }
+
+    /// Stateless Streamable HTTP: each client message starts a child of
+    /// its own (`FILE#LINE`); two clients' `tools/list` id 2 are no
+    /// duplicate. Replies by pending id (`init_…` ids are unique); the
+    /// second id-2 reply while both wait goes to the child that asked
+    /// first (noted), the last to the other.
+    #[test]
+    fn stateless_children_are_sessions() {
+        let text = "[supergateway] Running stateless server\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n\
+            [supergateway] StreamableHttp → Child (auto-initialize): {\"jsonrpc\":\"2.0\",\"id\":\"init_a\",\"method\":\"initialize\"}\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n\
+            [supergateway] StreamableHttp → Child (auto-initialize): {\"jsonrpc\":\"2.0\",\"id\":\"init_b\",\"method\":\"initialize\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"init_b\",\"result\":{}}\n\
+            [supergateway] StreamableHttp → Child (initialized): {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"init_a\",\"result\":{}}\n\
+            [supergateway] StreamableHttp → Child (initialized): {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n\
+            [supergateway] StreamableHttp → Child (original): {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n";
+        let (keys, errors) = keys_of(text);
+        let (a, b) = ("sg.log#2", "sg.log#4");
+        assert_eq!(
+            keys,
+            [
+                (2, a),
+                (3, a),
+                (4, b),
+                (5, b),
+                (6, b),
+                (7, b),
+                (8, a),
+                (9, a),
+                (11, a),
+                (12, b)
+            ]
+            .map(|(l, k)| (l, k.to_string()))
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("line 11: 1 child message(s) could not be given to one session"),
+            "{errors:?}"
+        );
+    }
+
+    /// Stateful Streamable HTTP: a client message belongs to the session of
+    /// the `SessionAccessCounter.inc()` line before it; a reply both
+    /// sessions wait for goes to the one the next `Response finished` names
+    /// (noted: not sure), a child request to the session whose client
+    /// answers its id, a progress to the session whose pending request
+    /// named its token.
+    #[test]
+    fn stateful_sessions_from_counter_lines() {
+        let text = "[supergateway] SessionAccessCounter.inc() A, caused by session initialization\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n\
+            [supergateway] SessionAccessCounter.inc() B, caused by session initialization\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+            [supergateway] Response finished B\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+            [supergateway] Response finished A\n\
+            [supergateway] SessionAccessCounter.inc() A, caused by POST request for existing session\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"progressToken\":2}}}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sampling/createMessage\"}\n\
+            [supergateway] SessionAccessCounter.inc() B, caused by POST request for existing session\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":2,\"progress\":1}}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n";
+        let (keys, errors) = keys_of(text);
+        assert_eq!(
+            keys,
+            [
+                (2, "A"),
+                (4, "B"),
+                (5, "B"),
+                (7, "A"),
+                (10, "A"),
+                (11, "B"),
+                (13, "B"),
+                (14, "A"),
+                (15, "A")
+            ]
+            .map(|(l, k)| (l, k.to_string()))
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("line 5: 1 child message(s) could not be given to one session"),
+            "{errors:?}"
         );
     }
 
