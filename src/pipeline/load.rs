@@ -230,7 +230,10 @@ fn stream_blocks(
 /// What [`read_blocks`] read: bytes counted in the progress, whether a
 /// read error ended the file early, and its problems.
 struct BlocksRead {
+    /// Bytes of the file read (on disk).
     bytes: u64,
+    /// Bytes of decoded text read (more than `bytes` for a compressed file).
+    text_bytes: u64,
     fatal: bool,
     errors: Vec<Diagnostic>,
 }
@@ -249,6 +252,7 @@ fn read_blocks(
     let per_round = rayon::current_num_threads().max(1) * 2;
     let mut read = BlocksRead {
         bytes: 0,
+        text_bytes: 0,
         fatal: false,
         errors: Vec::new(),
     };
@@ -283,8 +287,13 @@ fn read_blocks(
         }
         read_error = next_error;
         let round_messages = parsed.iter().map(|p| messages_in(&p.records)).sum();
-        read.bytes += round_bytes;
-        progress.read(round_bytes, round_messages);
+        // Counted in bytes of the file, as the progress total is: a
+        // compressed file's decompressed blocks in proportion.
+        let on_disk =
+            reader.on_disk(read.text_bytes + round_bytes) - reader.on_disk(read.text_bytes);
+        read.text_bytes += round_bytes;
+        read.bytes += on_disk;
+        progress.read(on_disk, round_messages);
         walked = Some(parsed);
     }
     if let Some(p) = walked.take() {

@@ -37,6 +37,9 @@ pub struct BlockReader {
     pool: Vec<Vec<u8>>,
     /// Size on disk, bytes.
     pub bytes: u64,
+    /// Length of the decoded text when it is not the file itself (a
+    /// decompressed file, [`BlockReader::from_text`]), bytes.
+    text_bytes: Option<u64>,
     /// Recoverable decoding problems (invalid UTF-8 at byte N), named
     /// after the file.
     pub warnings: Vec<Diagnostic>,
@@ -89,6 +92,7 @@ impl BlockReader {
             eof: false,
             pool: Vec::new(),
             bytes,
+            text_bytes: None,
             warnings: Vec::new(),
         }))
     }
@@ -100,6 +104,7 @@ impl BlockReader {
     ///
     /// [`read`]: fn@super::read
     pub fn from_text(display: &str, text: String, bytes: u64) -> Self {
+        let text_bytes = Some(text.len() as u64);
         BlockReader {
             file: Box::new(std::io::Cursor::new(text.into_bytes())),
             display: display.to_string(),
@@ -109,7 +114,19 @@ impl BlockReader {
             eof: false,
             pool: Vec::new(),
             bytes,
+            text_bytes,
             warnings: Vec::new(),
+        }
+    }
+
+    /// The share of the size on disk that `text` bytes of the decoded text
+    /// stand for: `text` itself for a plain file, in proportion for a
+    /// decompressed one (so a progress line counts bytes of the file, as
+    /// its total does).
+    pub fn on_disk(&self, text: u64) -> u64 {
+        match self.text_bytes {
+            Some(t) if t > 0 => ((text as u128 * self.bytes as u128) / t as u128) as u64,
+            _ => text,
         }
     }
 
@@ -206,6 +223,12 @@ fn safe_cut(buf: &[u8], safe: fn(&[u8]) -> bool) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decompressed_text_counts_in_bytes_on_disk() {
+        let r = BlockReader::from_text("x.gz", "a".repeat(1000), 50);
+        assert_eq!((r.on_disk(0), r.on_disk(500), r.on_disk(1000)), (0, 25, 50));
+    }
 
     #[test]
     fn block_reader_cuts_at_safe_line_starts() {
