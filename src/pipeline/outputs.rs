@@ -153,19 +153,32 @@ pub(super) fn write_ci(
     if let Some(p) = &config.otlp {
         write(p, &otlp::Lines(&lines))?;
         let name = p.display();
-        if left.untimed_sessions > 0 || left.untimed_requests > 0 {
+        let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        let untimed: Vec<String> = [
+            (left.untimed_requests > 0)
+                .then(|| n(left.untimed_requests, "request", "requests") + " with no time"),
+            (left.untimed_sessions > 0)
+                .then(|| n(left.untimed_sessions, "session", "sessions") + " with no time at all"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !untimed.is_empty() {
             eprintln!(
-                "mcp-audit: --otlp {name}: {} requests ({} whole sessions) have no time \
-                 in the capture and are not in it (a span needs a start)",
-                left.untimed_requests, left.untimed_sessions
+                "mcp-audit: --otlp {name}: no span for {} in the capture (a span needs a start time)",
+                untimed.join(" and ")
             );
         }
         if left.replies_unread > 0 {
             eprintln!(
-                "mcp-audit: --otlp {name}: {} requests answered with an error in logs read \
-                 block by block carry its code but not its message (those responses are not \
-                 kept)",
-                left.replies_unread
+                "mcp-audit: --otlp {name}: {} answered with an error {} its code but not its \
+                 message (a line log's responses are not kept after its blocks are read)",
+                n(left.replies_unread, "request", "requests"),
+                if left.replies_unread == 1 {
+                    "carries"
+                } else {
+                    "carry"
+                }
             );
         }
     }
