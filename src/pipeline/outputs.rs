@@ -152,37 +152,42 @@ pub(super) fn write_ci(
     }
     if let Some(p) = &config.otlp {
         write(p, &otlp::Lines(&lines))?;
-        let name = p.display();
-        let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
-        let untimed: Vec<String> = [
-            (left.untimed_requests > 0)
-                .then(|| n(left.untimed_requests, "request", "requests") + " with no time"),
-            (left.untimed_sessions > 0)
-                .then(|| n(left.untimed_sessions, "session", "sessions") + " with no time at all"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !untimed.is_empty() {
-            eprintln!(
-                "mcp-audit: --otlp {name}: no span for {} in the capture (a span needs a start time)",
-                untimed.join(" and ")
-            );
-        }
-        if left.replies_unread > 0 {
-            eprintln!(
-                "mcp-audit: --otlp {name}: {} answered with an error {} its code but not its \
-                 message (a line log's responses are not kept after its blocks are read)",
-                n(left.replies_unread, "request", "requests"),
-                if left.replies_unread == 1 {
-                    "carries"
-                } else {
-                    "carry"
-                }
-            );
-        }
+        otlp_notes(&p.display().to_string(), &left);
     }
     Ok(())
+}
+
+/// The `--otlp` notes on stderr: what has no span (no time in the
+/// capture) and which errors carry their code only.
+fn otlp_notes(name: &str, left: &otlp::Left) {
+    let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+    let untimed: Vec<String> = [
+        (left.untimed_requests > 0)
+            .then(|| n(left.untimed_requests, "request", "requests") + " with no time"),
+        (left.untimed_sessions > 0)
+            .then(|| n(left.untimed_sessions, "session", "sessions") + " with no time at all"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !untimed.is_empty() {
+        eprintln!(
+            "mcp-audit: --otlp {name}: no span for {} in the capture (a span needs a start time)",
+            untimed.join(" and ")
+        );
+    }
+    if left.replies_unread > 0 {
+        eprintln!(
+            "mcp-audit: --otlp {name}: {} answered with an error {} its code but not its \
+             message (a line log's responses are not kept after its blocks are read)",
+            n(left.replies_unread, "request", "requests"),
+            if left.replies_unread == 1 {
+                "carries"
+            } else {
+                "carry"
+            }
+        );
+    }
 }
 
 /// The largest evidence range `--otlp` reads again (a HAR entry with its
