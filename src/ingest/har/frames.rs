@@ -724,11 +724,14 @@ impl<'t> EntrySink<'t> {
         if shared.http.response_lost && has_response {
             // What the body held is unknown: a marker, so that the analysis
             // knows a server request may have been in it (DESIGN.md rule 12).
+            // Placed at the entry's start: a lost message may have come at
+            // any time after it (an open GET stream spans the whole session,
+            // and answers to its server requests come before its end).
             self.parsed.records.push(Record::Frame(Frame {
                 key: shared.key.clone(),
                 split: Split::Never,
                 direction: Some(Direction::S2c),
-                ts,
+                ts: ts.map(|_| shared.http.start),
                 stated_latency: None,
                 event_id: None,
                 prov: shared.prov(None),
