@@ -1293,10 +1293,7 @@ impl Walker<'_> {
             response_lost,
             reply_gap: m.extra.as_ref().and_then(|e| e.capture_gap.clone()),
             time_unbounded: f.http.as_ref().is_some_and(|h| h.time_unbounded),
-            at_stream_end: f
-                .http
-                .as_ref()
-                .is_some_and(|h| h.stream && !h.is_request_body && f.ts == Some(h.end)),
+            at_stream_end: f.http.as_ref().is_some_and(|h| h.stamped_at_end(f.ts)),
             refused: f
                 .http
                 .as_ref()
@@ -1446,10 +1443,7 @@ impl Walker<'_> {
                     format!("progress for request {} after its response; MCP progress: notifications stop when the request completes", id.json_text()));
             }
         }
-        let untimed = f
-            .http
-            .as_ref()
-            .is_some_and(|h| h.stream && !h.is_request_body && f.ts == Some(h.end));
+        let untimed = f.http.as_ref().is_some_and(|h| h.stamped_at_end(f.ts));
         let p = self.out.progress.entry(ri).or_default();
         p.untimed |= untimed;
         if p.untimed {

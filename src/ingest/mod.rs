@@ -207,23 +207,35 @@ mod cut_tests {
     use super::*;
     use crate::record::{Payload, Record};
 
-    fn last_payload(text: &str) -> (Payload, Vec<String>) {
+    /// The payloads of `text`'s frames in order, its error lines, and its
+    /// count of other lines.
+    fn parsed(text: &str) -> (Vec<Payload>, Vec<String>, u64) {
         let input = Input {
             file: 0,
             name: "t.ndjson",
             text,
         };
         let p = parse(input, detect_format(text));
-        let last = p
+        let payloads = p
             .records
             .iter()
-            .rev()
-            .find_map(|r| match r {
+            .filter_map(|r| match r {
                 Record::Frame(f) => Some(f.payload.clone()),
                 _ => None,
             })
-            .unwrap();
-        (last, p.errors.iter().map(|e| e.to_string()).collect())
+            .collect();
+        let errors = p.errors.iter().map(|e| e.to_string()).collect();
+        (payloads, errors, p.other_lines)
+    }
+
+    fn last_payload(text: &str) -> (Payload, Vec<String>) {
+        let (mut payloads, errors, _) = parsed(text);
+        (payloads.pop().unwrap(), errors)
+    }
+
+    fn first_payload(text: &str) -> (Payload, Vec<String>, u64) {
+        let (payloads, errors, other) = parsed(text);
+        (payloads.into_iter().next().unwrap(), errors, other)
     }
 
     /// Cut inside the last message: lost, named; the same line with its
@@ -244,31 +256,6 @@ mod cut_tests {
         assert_eq!((p, e.len()), (Payload::NonJson, 0));
         let (p, _) = last_payload(&format!("{first}\nplain text at the end"));
         assert_eq!(p, Payload::NonJson);
-    }
-}
-
-#[cfg(test)]
-mod cut_first_tests {
-    use super::*;
-    use crate::record::{Payload, Record};
-
-    fn first_payload(text: &str) -> (Payload, Vec<String>, u64) {
-        let input = Input {
-            file: 0,
-            name: "t.ndjson",
-            text,
-        };
-        let p = parse(input, detect_format(text));
-        let first = p
-            .records
-            .iter()
-            .find_map(|r| match r {
-                Record::Frame(f) => Some(f.payload.clone()),
-                _ => None,
-            })
-            .unwrap();
-        let errors = p.errors.iter().map(|e| e.to_string()).collect();
-        (first, errors, p.other_lines)
     }
 
     /// A first line that is the tail of a message is lost, named once;

@@ -175,6 +175,16 @@ pub struct HttpContext {
     pub headers: Option<std::sync::Arc<RequestHeaders>>,
 }
 
+impl HttpContext {
+    /// Whether a frame of this response body at `ts` has only the entry's
+    /// end as its time (an event of a stream body without a time of its
+    /// own, or one clamped to the end): an upper bound on when it came, no
+    /// more (FORMATS.md §4.2).
+    pub fn stamped_at_end(&self, ts: Option<Micros>) -> bool {
+        self.stream && !self.is_request_body && ts == Some(self.end)
+    }
+}
+
 /// What a HAR request says in headers that its body or URL also says
 /// (2026-07-28 basic/transports/streamable-http, Standard Headers and
 /// Custom Headers from Tool Parameters, SEP-2243; the `Origin` check of
