@@ -575,3 +575,63 @@ fn an_answer_before_the_end_of_a_lost_stream_is_a_gap() {
     );
     assert_eq!(found.len(), 2);
 }
+
+/// Id 3 sent twice while pending (lines 7 and 8): `duplicate_id`, whose
+/// responses cannot be told apart, so the second's 1 s latency (paired by
+/// arrival) is no `slow_tail` (before: a warning blaming the fast call).
+#[test]
+fn a_duplicate_ids_latency_is_no_slow_tail() {
+    let dir = common::out_dir("dup_slow_tail");
+    let p = dir.join("dup.ndjson");
+    let line = |ms: u32, dir: &str, msg: &str| {
+        format!(
+            "{{\"ts\":\"2026-12-03T10:00:{:02}.{:03}Z\",\"dir\":\"{dir}\",\"msg\":{msg}}}\n",
+            ms / 1000,
+            ms % 1000
+        )
+    };
+    let mut log = String::new();
+    for (i, t) in [(0u32, 0u32), (1, 100), (2, 200)] {
+        log += &line(
+            t,
+            "c2s",
+            &format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, i + 10),
+        );
+        log += &line(
+            t + 3,
+            "s2c",
+            &format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, i + 10),
+        );
+    }
+    log += &line(
+        300,
+        "c2s",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow"}}"#,
+    );
+    log += &line(
+        300,
+        "c2s",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}"#,
+    );
+    log += &line(304, "s2c", r#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+    log += &line(1304, "s2c", r#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+    log += &line(1400, "c2s", r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
+    log += &line(1403, "s2c", r#"{"jsonrpc":"2.0","id":4,"result":{}}"#);
+    std::fs::write(&p, log).unwrap();
+    let (code, s) = json(&[p.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    let kinds: Vec<(String, String, serde_json::Value, serde_json::Value)> = findings(&s)
+        .into_iter()
+        .map(|(k, sev, id, loc, _)| (k, sev, id, loc))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![(
+            "duplicate_id".into(),
+            "error".into(),
+            3.into(),
+            json!({"line": 8})
+        )]
+    );
+    assert_eq!(s["latency_ms"]["count"], 6);
+}
