@@ -211,17 +211,15 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
     m
 }
 
-/// The capture-wide rules over walked sessions (in input order): slow tails
-/// outside batches against the capture's median (rule 10), totals, sorted
-/// findings, metrics and quantiles.
-pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
-    // Capture-wide latencies (rule 10): one per paired, not cancelled request.
-    let all: Vec<Micros> = results.iter().flat_map(SessionResult::latencies).collect();
+/// `slow_tail` outside batches (rule 10): a request at least `--slow` and
+/// `--slow-factor` × the capture's (or, over several inputs, the run's)
+/// median latency.
+fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
     if all.len() >= 5 {
-        let med = latency::median(&all);
+        let med = latency::median(all);
         let inputs: std::collections::HashSet<usize> = results.iter().map(|r| r.input).collect();
         let scope = if inputs.len() > 1 { "run" } else { "capture" };
-        for r in &mut results {
+        for r in results.iter_mut() {
             let mut tails = Vec::new();
             for (qi, q) in r.requests.iter().enumerate() {
                 let Some(l) = q.latency else { continue };
@@ -275,6 +273,15 @@ pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
             r.findings.extend(tails);
         }
     }
+}
+
+/// The capture-wide rules over walked sessions (in input order): slow tails
+/// outside batches against the capture's median (rule 10), totals, sorted
+/// findings, metrics and quantiles.
+pub fn finalize(cfg: &Config, mut results: Vec<SessionResult>) -> Analysis {
+    // Capture-wide latencies (rule 10): one per paired, not cancelled request.
+    let all: Vec<Micros> = results.iter().flat_map(SessionResult::latencies).collect();
+    slow_tails(cfg, &mut results, &all);
     let mut totals = Quantity::default();
     let mut findings = Vec::new();
     for r in &mut results {
