@@ -223,11 +223,8 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
             let mut tails = Vec::new();
             for (qi, q) in r.requests.iter().enumerate() {
                 let Some(l) = q.latency else { continue };
-                // A duplicate's answer cannot be told from the first
-                // request's (`duplicate_id`): its latency judges nothing.
                 if q.batch.is_some()
                     || q.cancelled
-                    || q.duplicate
                     || l < cfg.slow_us
                     || (l as f64) < cfg.slow_factor * med
                 {
