@@ -2359,15 +2359,20 @@ pub(super) mod tests {
     }
 
     /// `1e400` is an integer no double holds: the request's
-    /// `id_precision_risk` says it, and its echo is no unknown id.
+    /// `id_precision_risk` says it, and its echo pairs with it (an
+    /// integer is a valid id, DESIGN.md rule 3), 5 ms later.
     #[test]
-    fn echo_of_an_unpairable_id_is_not_unknown() {
-        let (f, _) = run(&[
+    fn an_exponent_form_integer_id_pairs() {
+        let (f, a) = run(&[
             (0, "c2s", r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#),
             (5, "s2c", r#"{"jsonrpc":"2.0","id":1e400,"result":{}}"#),
         ]);
         let kinds: Vec<&str> = f.iter().map(|(k, _)| *k).collect();
         assert_eq!(kinds, ["id_precision_risk"]);
+        let q = &a.sessions[0].requests[0];
+        assert_eq!(q.status().as_str(), "paired");
+        assert_eq!(q.latency, Some(5_000));
+        assert_eq!(q.id.json_text(), "1e400");
     }
 
     #[test]

@@ -106,10 +106,15 @@ impl Id {
         }
     }
 
-    /// Whether it is a valid MCP request id (a string or an integer), without
-    /// building the [`ValidId`].
+    /// Whether it is a valid MCP request id (a string or an integer, an
+    /// integer beyond ±2^53 in exponent form such as `1e400` included),
+    /// without building the [`ValidId`].
     pub fn is_valid(&self) -> bool {
-        matches!(self, Id::Int(_) | Id::Str(_) | Id::BigInt(_))
+        match self {
+            Id::Int(_) | Id::Str(_) | Id::BigInt(_) => true,
+            Id::Number(t) => huge_integer(t),
+            _ => false,
+        }
     }
 
     /// Strict equality of two valid ids (same JSON type and value:
@@ -125,6 +130,9 @@ impl Id {
             Id::Int(v) => Some(ValidId::Int(*v)),
             Id::Str(s) => Some(ValidId::Str(s.clone())),
             Id::BigInt(t) => Some(ValidId::BigInt(t.clone())),
+            // An integer written with an exponent or a decimal point
+            // (`1e400`) is an integer too: keyed by its text.
+            Id::Number(t) if huge_integer(t) => Some(ValidId::BigInt(t.clone())),
             _ => None,
         }
     }
@@ -134,6 +142,7 @@ impl Id {
         match self {
             Id::Int(v) => Some(LooseKey::Int(*v)),
             Id::Str(s) => Some(loose_of_number_text(s).unwrap_or_else(|| LooseKey::Str(s.clone()))),
+            Id::Number(t) if huge_integer(t) => Some(LooseKey::BigInt(t.clone())),
             Id::Number(t) => loose_of_number_text(t),
             Id::BigInt(t) => Some(LooseKey::BigInt(t.clone())),
             _ => None,
@@ -209,7 +218,11 @@ impl ValidId {
         match self {
             ValidId::Int(v) => Id::Int(*v),
             ValidId::Str(s) => Id::Str(s.clone()),
-            ValidId::BigInt(t) => Id::BigInt(t.clone()),
+            // An exponent form (`1e400`) goes back to the number it was.
+            ValidId::BigInt(t) if t.bytes().all(|b| b == b'-' || b.is_ascii_digit()) => {
+                Id::BigInt(t.clone())
+            }
+            ValidId::BigInt(t) => Id::Number(t.clone()),
         }
     }
     /// Its loose key.
@@ -289,6 +302,11 @@ mod tests {
         let big = "1".to_string() + &"0".repeat(400);
         let id = Id::from_raw(&big);
         assert!(id.valid().is_some() && id.precision_risk());
+        // `1e400` is an integer: a valid id, equal to itself as written.
+        let e = Id::from_raw("1e400");
+        assert!(e.is_valid() && e.strict_eq(&Id::from_raw("1e400")));
+        assert_eq!(e.valid(), Some(ValidId::BigInt("1e400".into())));
+        assert!(!Id::from_raw("1e3").is_valid() && !Id::from_raw("2.5").is_valid());
         assert_eq!(Id::from_raw(&format!("\"{big}\"")).loose(), id.loose());
         assert_eq!(id.to_json().to_string(), big);
         assert_eq!(
