@@ -755,6 +755,24 @@ mod tests {
     }
 
     #[test]
+    fn json_with_quiet_is_the_json_without_progress() {
+        let c = checked(&["--json", "-q"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Json, false));
+        let c = checked(&["-q"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Quiet, false));
+        let c = checked(&["--json"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Json, true));
+    }
+
+    #[test]
+    fn help_text_wraps_at_spaces() {
+        assert_eq!(wrap_text("aa bb cc\ndd", 5), "aa bb\ncc\ndd");
+        assert_eq!(wrap_text("abcdefgh ij", 4), "abcdefgh\nij");
+        assert_eq!(wrap_text("a\n\nb", 80), "a\n\nb");
+        command().debug_assert();
+    }
+
+    #[test]
     fn flags_are_checked_in_order() {
         let err = |args: &[&str]| checked(args).expect_err("refused");
         assert!(matches!(

@@ -607,6 +607,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_cut_line_says_how_much_is_left_and_where() {
+        assert_eq!(cut_line("a.log: line 3: bad", 300, "errors"), "a.log: line 3: bad");
+        let long = format!("a.har: entry 2: {}", "x".repeat(400));
+        assert_eq!(
+            cut_line(&long, 300, "notices"),
+            format!(
+                "a.har: entry 2: {}… (116 more characters; the whole line is in summary.json inputs[].notices)",
+                "x".repeat(284)
+            )
+        );
+        // Escapes count as what is shown.
+        assert_eq!(cut_line("\u{1b}[31m", 3, "errors").len(), 3 + "… (7 more characters; the whole line is in summary.json inputs[].errors)".len());
+    }
+
+    #[test]
     fn control_characters_are_escaped() {
         assert_eq!(sanitize("a\x1b[31mb", 100), "a\\u{1b}[31mb");
     }
