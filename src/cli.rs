@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::analyze::gates::{LatencyBudget, Policy};
 use crate::analyze::{self, FindingKind, tables};
@@ -28,10 +28,7 @@ pub struct Cli {
 pub enum Command {
     /// Analyse captures: pair every response to its request by id and report
     /// what went wrong.
-    #[command(
-        after_help = "Exit codes: 0 clean; 1 a finding at or above --fail-on (default: error); \
-2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported)."
-    )]
+    #[command(after_help = ANALYZE_HELP)]
     Analyze(Box<AnalyzeArgs>),
     /// Compare two runs (`--out` folders, summary.json files or Hive shard
     /// folders): kinds up or down, sessions and inputs added or gone,
@@ -48,6 +45,13 @@ or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
     Extract(ExtractArgs),
 }
 
+/// `analyze --help`'s closing text.
+const ANALYZE_HELP: &str = "stdout: a summary per session (server, revision, counts, batch metrics, findings by kind with file and line or HAR entry, diagnosis hints), or summary.json with --json. \
+stderr: one line per input problem (`FILE: line N: …`), one per notice (`notice: …`: a body repaired from windows-1252 mojibake, a HAR entry that is no MCP traffic), one per folder and reason left out of a walk (`PATH: skipped: why`), and a progress line on a terminal.
+Secrets (Authorization, cookies, API-key headers, tokens and keys in URLs, JSON members and free text named like secrets, Bearer strings, JWTs) are redacted in every output unless --no-redact.
+Exit codes: 0 clean; 1 a finding at or above --fail-on (default: error), or a failed gate (--fail-on-kind, --max-latency); \
+2 a usage error, or an input that could not be read or held no JSON-RPC traffic (the other inputs are still analysed and reported).";
+
 /// `extract --help`'s closing text.
 const EXTRACT_HELP: &str = "Findings are numbered as `mcp-audit analyze INPUT` alone lists them \
 (same --format, --timeout, --slow, --slow-factor): N is the N-th row after the header of findings.csv, findings[N-1] of summary.json (analyze --json).
@@ -55,6 +59,102 @@ The extract keeps the frames around the finding (its request, its response(s), t
 if that does not read back with the same finding (kind, id, severity), the whole session, then the whole input. \
 A line log keeps its lines byte for byte apart from redaction; a HAR is a HAR 1.2 with only the entries kept; a raw SSE capture keeps its header blocks and events.
 Exit codes: 0 written; 2 a bad argument, an unreadable input, or an output that is the input (one line on stderr).";
+
+/// Width `--help` fits in (columns), like the terminal summary.
+pub const HELP_WIDTH: usize = 80;
+
+/// How far clap indents an option's help under its name.
+const HELP_INDENT: usize = 10;
+
+/// The command line as `--help` shows it: [`Cli`]'s, with every help text
+/// on the line below its option and wrapped to fit [`HELP_WIDTH`] columns
+/// whatever the terminal (README.md quotes it: `tests/suite/readme.rs`).
+pub fn command() -> clap::Command {
+    fit(Cli::command().next_line_help(true))
+}
+
+/// [`command`]'s wrapping, for one command and its subcommands.
+fn fit(cmd: clap::Command) -> clap::Command {
+    let inner = HELP_WIDTH - HELP_INDENT;
+    let w = |t: Option<&clap::builder::StyledStr>, width: usize| {
+        t.map(|t| wrap_text(&t.to_string(), width))
+    };
+    let (about, long_about) = (w(cmd.get_about(), inner), w(cmd.get_long_about(), HELP_WIDTH));
+    let after = w(cmd.get_after_help(), HELP_WIDTH);
+    let mut cmd = cmd.mut_args(|a| {
+        let (help, long) = (w(a.get_help(), inner), w(a.get_long_help(), inner));
+        let a = match help {
+            Some(h) => a.help(h),
+            None => a,
+        };
+        match long {
+            Some(h) => a.long_help(h),
+            None => a,
+        }
+    });
+    if let Some(t) = about {
+        cmd = cmd.about(t);
+    }
+    if let Some(t) = long_about {
+        cmd = cmd.long_about(t);
+    }
+    if let Some(t) = after {
+        cmd = cmd.after_help(t);
+    }
+    cmd.mut_subcommands(fit)
+}
+
+/// `text` with each of its lines wrapped at spaces to at most `width`
+/// characters (a word longer than that keeps its own line).
+pub fn wrap_text(text: &str, width: usize) -> String {
+    let mut out = Vec::new();
+    for line in text.split('\n') {
+        let mut cur = String::new();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            let len = |s: &str| s.chars().count();
+            if !cur.is_empty() && len(&cur) + 1 + len(word) > width {
+                out.push(std::mem::take(&mut cur));
+            }
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        out.push(cur);
+    }
+    out.join("\n")
+}
+
+/// A value a flag does not take (`--format nope`), as one line naming
+/// the flag, the value and the values it takes; `None` for every other
+/// command-line error (clap's own text then).
+pub fn bad_value_line(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidValue {
+        return None;
+    }
+    let flag = match e.get(ContextKind::InvalidArg)? {
+        ContextValue::String(s) => s.split(' ').next()?.to_string(),
+        _ => return None,
+    };
+    let value = match e.get(ContextKind::InvalidValue)? {
+        ContextValue::String(s) => s.clone(),
+        _ => return None,
+    };
+    let ContextValue::Strings(valid) = e.get(ContextKind::ValidValue)? else {
+        return None;
+    };
+    let (last, rest) = valid.split_last()?;
+    let takes = if rest.is_empty() {
+        last.clone()
+    } else {
+        format!("{} or {last}", rest.join(", "))
+    };
+    let what = if flag == "--format" { "format" } else { "value" };
+    Some(format!(
+        "{flag} `{value}`: no such {what}; {flag} takes {takes}"
+    ))
+}
 
 /// Arguments of `extract` (each checked by [`extract_request`], so that a
 /// missing one is one line, exit 2).
@@ -72,7 +172,7 @@ pub struct ExtractArgs {
     /// Where the extract goes (never the input).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Input format, as for analyze.
+    /// How to read the input, as for analyze.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
     /// As for analyze (findings are numbered as analyze with it finds them).
@@ -264,20 +364,40 @@ pub enum FailOn {
 /// Arguments of `analyze`.
 #[derive(Debug, clap::Args)]
 pub struct AnalyzeArgs {
-    /// Capture files or directories (HAR from browsers and proxies, raw SSE,
-    /// stdio line logs of hosts and bridges, mcp-recorder cassettes, MCP
-    /// Inspector history exports, per-direction `.client-to-server.jsonl` /
-    /// `.server-to-client.jsonl` pairs); `-` reads the standard input
-    /// (named `<stdin>`).
+    /// Capture files, folders (walked recursively) or globs
+    /// ('logs/**/*.log'); `-` reads the standard input (named `<stdin>`).
+    ///
+    /// Read: HAR files (browsers, proxies, DevTools, Playwright, Firefox,
+    /// mitmproxy), raw SSE captures (`curl -N`, with or without `-i`),
+    /// stdio line logs of hosts, proxies and bridges (NDJSON envelopes,
+    /// bare NDJSON, Claude Desktop, VS Code, Cursor, `[STDIN]`/`[STDOUT]`,
+    /// arrow logs, LSP traces, supergateway, mcp-remote, mcp-proxy, …),
+    /// mcp-recorder cassettes, MCP Inspector history exports, mcpsnoop and
+    /// MCPSpy JSONL, and per-direction `NAME.client-to-server.jsonl` /
+    /// `NAME.server-to-client.jsonl` pairs (name either one). Each plain,
+    /// .gz or .zst (known by its magic bytes). Rotated files of one log
+    /// given together (app.log, app.log.1, app.log.2.gz) are read oldest
+    /// first, as one stream.
+    ///
+    /// A folder walk leaves out, each named on stderr and in summary.json
+    /// `skipped`: this run's --out and --shard-dir, earlier runs' output
+    /// folders (their summary.json is mcp-audit's), documents (*.md),
+    /// expected-result files (*.expected.json), package, version-control
+    /// and tool folders (node_modules, .git, __pycache__, …) and empty
+    /// files. A file reached by two names is read once.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Input format; `auto` detects it from the content.
+    /// How to read every input; `auto` detects the format and the log
+    /// dialect from the content.
     #[arg(long, value_enum, default_value = "auto")]
     pub format: FormatArg,
-    /// Write the outputs here: summary.json, findings.csv, pairs.csv,
-    /// batches.csv, latency.csv, operations.csv, the same tables as Parquet
-    /// (findings/pairs/batches/latency/sessions/operations.parquet) and
-    /// report.html.
+    /// Write the outputs into this folder: summary.json (the contract for
+    /// scripts), findings.csv, pairs.csv (a row per request), batches.csv,
+    /// latency.csv (p50, p90, p99, p99.9, max overall, per method, server
+    /// and batch size), operations.csv, the same tables and the sessions as
+    /// Parquet (findings, pairs, batches, latency, sessions and operations
+    /// .parquet) and report.html (one self-contained page). With
+    /// --per-input also inputs/index.json and a summary.json per input.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Redact secrets (Authorization, cookies, tokens, keys, passwords) in
@@ -303,13 +423,16 @@ pub struct AnalyzeArgs {
     /// Exit 1 when a finding of this severity or above exists.
     #[arg(long, value_enum, default_value = "error")]
     pub fail_on: FailOn,
-    /// Worker threads (default: all cores).
+    /// Worker threads, 1 to 256 (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Print summary.json on stdout instead of the human summary.
-    #[arg(long, conflicts_with = "quiet")]
+    /// Print summary.json on stdout instead of the human summary (with -q:
+    /// the JSON, and no progress line).
+    #[arg(long)]
     pub json: bool,
-    /// Print nothing on stdout (files and exit code only).
+    /// No summary on stdout and no progress line on stderr (files, input
+    /// problems on stderr and the exit code only); with --json, the JSON
+    /// alone.
     #[arg(short, long)]
     pub quiet: bool,
     /// Block size in bytes for reading large line logs (tests use tiny
@@ -410,10 +533,11 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
     let policy = policy_arg(&args)?;
     check_report_files(&args)?;
     let budgets = budgets_arg(&args)?;
-    let stdout = if args.quiet {
-        Stdout::Quiet
-    } else if args.json {
+    // `--json -q`: the JSON, without the progress line.
+    let stdout = if args.json {
         Stdout::Json
+    } else if args.quiet {
+        Stdout::Quiet
     } else {
         Stdout::Summary
     };
@@ -434,6 +558,7 @@ pub fn config(cli: Cli) -> Result<RunConfig, UsageError> {
         },
         threads: args.threads,
         stdout,
+        progress: !args.quiet,
         block_bytes: args.block_bytes,
         shard,
         policy,
@@ -627,6 +752,24 @@ mod tests {
     fn checked(args: &[&str]) -> Result<RunConfig, UsageError> {
         let argv = ["mcp-audit", "analyze", "in.log"].iter().chain(args);
         config(Cli::try_parse_from(argv).expect("clap accepts it"))
+    }
+
+    #[test]
+    fn json_with_quiet_is_the_json_without_progress() {
+        let c = checked(&["--json", "-q"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Json, false));
+        let c = checked(&["-q"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Quiet, false));
+        let c = checked(&["--json"]).expect("accepted");
+        assert_eq!((c.stdout, c.progress), (Stdout::Json, true));
+    }
+
+    #[test]
+    fn help_text_wraps_at_spaces() {
+        assert_eq!(wrap_text("aa bb cc\ndd", 5), "aa bb\ncc\ndd");
+        assert_eq!(wrap_text("abcdefgh ij", 4), "abcdefgh\nij");
+        assert_eq!(wrap_text("a\n\nb", 80), "a\n\nb");
+        command().debug_assert();
     }
 
     #[test]

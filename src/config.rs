@@ -69,7 +69,7 @@ pub enum Stdout {
     Summary,
     /// `summary.json` (`--json`).
     Json,
-    /// Nothing, and no progress bar either (`-q`).
+    /// Nothing (`-q` without `--json`).
     Quiet,
 }
 
@@ -107,6 +107,9 @@ pub struct RunConfig {
     pub threads: Option<usize>,
     /// What stdout carries.
     pub stdout: Stdout,
+    /// Whether the progress line may be drawn (on a terminal stderr; not
+    /// with `-q`, which also quiets it beside `--json`).
+    pub progress: bool,
     /// Bytes per block of a line log read block by block (≥ 1 in effect).
     pub block_bytes: usize,
     /// Which findings fail the run: `--fail-on` with `--fail-on-kind` and

@@ -34,6 +34,11 @@ pub struct Diagnostic {
     pub message: String,
     /// Reading stopped there, or the input is unusable: the run exits 2.
     pub fatal: bool,
+    /// Not a problem but a notice: something read as it should be that a
+    /// user may want to know (a body repaired from windows-1252 mojibake, a
+    /// HAR entry that is no MCP traffic, skipped). Reported apart
+    /// (`summary.json` `inputs[].notices`), never counted as an error.
+    pub notice: bool,
 }
 
 impl Diagnostic {
@@ -44,6 +49,7 @@ impl Diagnostic {
             location,
             message: message.into(),
             fatal: false,
+            notice: false,
         }
     }
 
@@ -75,6 +81,12 @@ impl Diagnostic {
         self
     }
 
+    /// The same line, as a notice rather than a problem.
+    pub fn notice(mut self) -> Self {
+        self.notice = true;
+        self
+    }
+
     /// Names the input when no reader did.
     pub fn name_if_unnamed(&mut self, name: &str) {
         if self.input.is_none() {
@@ -90,6 +102,7 @@ impl Diagnostic {
             location: None,
             message: line,
             fatal: self.fatal,
+            notice: self.notice,
         }
     }
 
@@ -146,8 +159,9 @@ const SHOWN_OF_A_SHAPE: usize = 3;
 /// first three (`SHOWN_OF_A_SHAPE`) of each shape (the same line but for its
 /// numbers: places, statuses), then one line counting the rest, so a
 /// capture with thousands of entries without bodies prints a few lines,
-/// not thousands. `summary.json` keeps every line.
-pub fn folded_lines(errors: &[Diagnostic]) -> Vec<String> {
+/// not thousands. `summary.json` keeps every line, in `inputs[].MEMBER`
+/// (`errors` or `notices`), which the counting line names.
+pub fn folded_lines(errors: &[Diagnostic], member: &str) -> Vec<String> {
     let shape = |line: &str| -> String {
         let mut out = String::with_capacity(line.len());
         let mut in_digits = false;
@@ -183,7 +197,7 @@ pub fn folded_lines(errors: &[Diagnostic]) -> Vec<String> {
         let n = seen[&key];
         if n > SHOWN_OF_A_SHAPE {
             out.push(format!(
-                "… and {} more like \"{first}\" (all in summary.json inputs[].errors)",
+                "… and {} more like \"{first}\" (all in summary.json inputs[].{member})",
                 n - SHOWN_OF_A_SHAPE
             ));
         }
@@ -207,7 +221,7 @@ mod tests {
             .collect();
         errs.push(Diagnostic::new(None, "line 9: bad"));
         assert_eq!(
-            folded_lines(&errs),
+            folded_lines(&errs, "errors"),
             vec![
                 "entry 0: response body not captured (status 200)",
                 "entry 1: response body not captured (status 200)",

@@ -4,14 +4,23 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches;
 
 fn main() -> ExitCode {
-    let cli = match mcp_audit::cli::Cli::try_parse() {
+    let parsed = mcp_audit::cli::command()
+        .try_get_matches()
+        .and_then(|m| mcp_audit::cli::Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            if code == 2 && std::env::args().nth(1).as_deref() == Some("extract") {
+            let extract = std::env::args().nth(1).as_deref() == Some("extract");
+            if code == 2
+                && let Some(line) = mcp_audit::cli::bad_value_line(&e)
+            {
+                let who = if extract { "mcp-audit extract" } else { "mcp-audit" };
+                eprintln!("{who}: {line}");
+            } else if code == 2 && extract {
                 // extract's bad arguments are one line (its --help says so).
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or_default();

@@ -2290,8 +2290,14 @@ impl Walker<'_> {
                 let at = sorted.partition_point(|&x| x < l);
                 let med = super::latency::median_without(&sorted, at);
                 if (l as f64) >= factor * med {
+                    let rest = sorted.len() - 1;
+                    let how = if rest % 2 == 0 {
+                        format!(" (the mean of the middle two of {rest})")
+                    } else {
+                        String::new()
+                    };
                     let detail = format!(
-                        "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch: it held the batch back",
+                        "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch{how}: it held the batch back",
                         l as f64 / 1000.0,
                         l as f64 / med.max(1.0),
                         med / 1000.0

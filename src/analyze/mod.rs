@@ -219,6 +219,13 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
         let med = latency::median(all);
         let inputs: std::collections::HashSet<usize> = results.iter().map(|r| r.input).collect();
         let scope = if inputs.len() > 1 { "run" } else { "capture" };
+        // An even count's median is no latency of the capture (and not
+        // the summary's nearest-rank p50, the lower of the two): say so.
+        let how = if all.len() % 2 == 0 {
+            format!(" (the mean of the middle two of {} latencies)", all.len())
+        } else {
+            String::new()
+        };
         for r in results.iter_mut() {
             let mut tails = Vec::new();
             for (qi, q) in r.requests.iter().enumerate() {
@@ -235,7 +242,7 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
                     &r.name,
                     r.input,
                     format!(
-                        "took {:.1} ms, {:.0}× the {scope}'s median {:.1} ms",
+                        "took {:.1} ms, {:.0}× the {scope}'s median {:.1} ms{how}",
                         l as f64 / 1000.0,
                         l as f64 / med.max(1.0),
                         med / 1000.0

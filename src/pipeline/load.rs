@@ -99,6 +99,11 @@ fn load_file(path: &Path, input: usize, alone: bool, r: &Reading<'_>) -> Loaded 
     if matches!(r.format, InputFormat::Auto | InputFormat::Har)
         && let Some(l) = stream_har(path, file_index, r.format)
     {
+        let l = forced_mismatch(l, r.format, || {
+            let mut src = source::TextChunks::open(path).ok()?;
+            let head = src.next_chunk().ok()??;
+            Some(ingest::detect_format(std::str::from_utf8(head).ok()?))
+        });
         return counted(l, r.progress);
     }
     let file = match source::read(path) {
@@ -635,26 +640,7 @@ fn load_read(
         (InputFormat::Stdio, d @ Format::Lines(_)) => d,
         (InputFormat::Stdio, _) => Format::Unknown,
     };
-    let mut parsed = ingest::parse(input, fmt);
-    if let (
-        InputFormat::Stdio,
-        Format::Har | Format::Sse | Format::Cassette | Format::InspectorHistory,
-    ) = (format, detected)
-    {
-        // Say what it is instead of "no known format".
-        let what = match detected {
-            Format::Har => "a HAR document (--format har)",
-            Format::Sse => "a raw SSE capture (--format sse)",
-            Format::Cassette => "an mcp-recorder cassette (--format auto)",
-            _ => "an MCP Inspector history export (--format auto)",
-        };
-        parsed.errors = vec![
-            Diagnostic::whole(format!(
-                "--format stdio, but it holds no line of a stdio log dialect: it is {what}"
-            ))
-            .fatal(),
-        ];
-    }
+    let parsed = ingest::parse(input, fmt);
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
     let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
@@ -662,6 +648,61 @@ fn load_read(
     if fmt == Format::Unknown {
         l.fatal = true;
     }
+    forced_mismatch(l, format, || Some(detected))
+}
+
+/// An input given with `--format F` that, read as F, yielded no traffic
+/// while its content is another format mcp-audit reads: its fatal
+/// problems become one line saying what it is and which `--format` reads
+/// it (instead of F's parse error or "no JSON-RPC traffic found").
+/// `detect` detects the file's format; asked only then.
+fn forced_mismatch(
+    mut l: Loaded,
+    forced: InputFormat,
+    detect: impl FnOnce() -> Option<Format>,
+) -> Loaded {
+    let (flag, not) = match forced {
+        InputFormat::Auto => return l,
+        InputFormat::Har => ("har", "it is not a HAR document"),
+        InputFormat::Sse => (
+            "sse",
+            "no JSON-RPC traffic found read as a raw SSE capture",
+        ),
+        InputFormat::Stdio => ("stdio", "it holds no line of a stdio log dialect"),
+    };
+    let traffic = l
+        .records
+        .iter()
+        .any(|r| matches!(r, Record::Frame(f) if frame_has_message(f)));
+    if !l.fatal || traffic || !l.results.is_empty() {
+        return l;
+    }
+    let (is, reads) = match detect() {
+        Some(Format::Har) => ("a HAR document".to_string(), "--format har or auto"),
+        Some(Format::Sse) => ("a raw SSE capture".to_string(), "--format sse or auto"),
+        Some(Format::Lines(d)) => (
+            format!("a stdio line log ({} dialect)", d.name()),
+            "--format stdio or auto",
+        ),
+        Some(Format::Cassette) => ("an mcp-recorder cassette".to_string(), "--format auto"),
+        Some(Format::InspectorHistory) => (
+            "an MCP Inspector history export".to_string(),
+            "--format auto",
+        ),
+        Some(Format::Unknown) | None => return l,
+    };
+    if reads.starts_with(&format!("--format {flag} ")) {
+        // Its own format, broken: its own problem says how.
+        return l;
+    }
+    l.info.errors.retain(|d| !d.fatal);
+    l.info.errors.push(
+        Diagnostic::whole(format!(
+            "--format {flag}, but {not}: it is {is}; {reads} (the default) reads it"
+        ))
+        .named(&l.info.file)
+        .fatal(),
+    );
     l
 }
 
@@ -706,8 +747,8 @@ fn no_traffic(display: &str, parsed: &Parsed) -> Diagnostic {
     .fatal()
 }
 
-/// An input as the run reports it, with its problems (each output writes
-/// them as lines: `Diagnostic`'s `Display`).
+/// An input as the run reports it, with its problems and, apart, its
+/// notices (each output writes them as lines: `Diagnostic`'s `Display`).
 fn loaded(
     display: String,
     bytes: u64,
@@ -722,6 +763,7 @@ fn loaded(
             s.to_string()
         }
     };
+    let (notices, errors) = problems.into_iter().partition(|d| d.notice);
     Loaded {
         info: InputInfo {
             file: display,
@@ -729,7 +771,8 @@ fn loaded(
             dialect: known(parsed.dialect),
             sessions: 0,
             bytes,
-            errors: problems,
+            errors,
+            notices,
             other_lines: parsed.other_lines,
             partner: None,
         },

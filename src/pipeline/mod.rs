@@ -22,7 +22,7 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use crate::analyze::{self, Analysis, SessionResult};
-use crate::config::{RunConfig, Stdout};
+use crate::config::RunConfig;
 use crate::reconstruct;
 use crate::record::{Parsed, Record};
 use crate::report::progress::Progress;
@@ -124,6 +124,7 @@ fn load_and_analyze(config: &RunConfig, specs: &[InputSpec], progress: &Progress
         if info.errors.len() > n {
             let later = InputInfo {
                 errors: info.errors[n..].to_vec(),
+                notices: Vec::new(),
                 ..info.clone()
             };
             print_errors(&later, progress);
@@ -248,7 +249,7 @@ fn skip_lines(skipped: &[source::Skipped]) -> Vec<String> {
 /// is not given (`report::progress`); its total is the inputs' size on
 /// disk.
 fn progress_for(config: &RunConfig, specs: &[InputSpec]) -> Progress {
-    let show = config.stdout != Stdout::Quiet && std::io::stderr().is_terminal();
+    let show = config.progress && std::io::stderr().is_terminal();
     if !show {
         return Progress::hidden();
     }
@@ -270,7 +271,7 @@ fn redact_errors(l: &mut Loaded, redact: bool) {
     if !redact {
         return;
     }
-    for e in &mut l.info.errors {
+    for e in l.info.errors.iter_mut().chain(&mut l.info.notices) {
         // Redacted as the line it is shown as: a secret may span input
         // name and message.
         let line = e.to_string();
@@ -280,14 +281,18 @@ fn redact_errors(l: &mut Loaded, redact: bool) {
     }
 }
 
-/// An input's error lines on stderr, sanitised, the progress bar out of
-/// their way.
+/// An input's error lines on stderr, then its notices (`notice:`),
+/// sanitised, the progress bar out of their way.
 fn print_errors(info: &InputInfo, progress: &Progress) {
     let stderr = std::io::stderr();
     let mut e = stderr.lock();
     progress.suspend(|| {
-        for line in crate::diag::folded_lines(&info.errors) {
-            let _ = writeln!(e, "mcp-audit: {}", report::terminal::sanitize(&line, 400));
+        let cut = report::terminal::cut_line;
+        for line in crate::diag::folded_lines(&info.errors, "errors") {
+            let _ = writeln!(e, "mcp-audit: {}", cut(&line, 400, "errors"));
+        }
+        for line in crate::diag::folded_lines(&info.notices, "notices") {
+            let _ = writeln!(e, "mcp-audit: notice: {}", cut(&line, 400, "notices"));
         }
     });
 }

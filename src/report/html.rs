@@ -848,17 +848,23 @@ fn batch_counts(r: &Report<'_>) -> String {
 /// The inputs table.
 fn inputs_table(o: &mut String, r: &Report<'_>) {
     // Inputs.
-    o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th class=\"num\">sessions</th><th class=\"num\">bytes</th><th>problems</th></tr></thead><tbody>");
+    o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th class=\"num\">sessions</th><th class=\"num\">bytes</th><th>problems</th><th>notices</th></tr></thead><tbody>");
     for i in r.inputs {
-        let problems: Vec<String> = i.errors.iter().map(|e| clean(&e.to_string())).collect();
+        let lines = |d: &[crate::diag::Diagnostic]| {
+            d.iter()
+                .map(|e| clean(&e.to_string()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
         o.push_str(&format!(
-            "<tr><td class=\"mono\">{}{}</td><td class=\"nb\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+            "<tr><td class=\"mono\">{}{}</td><td class=\"nb\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
             text(&clean(&i.file)),
             i.partner.as_deref().map(|p| format!("<br>+ {}", text(&clean(p)))).unwrap_or_default(),
             text(&super::read_as(&i.format, &i.dialect)),
             i.sessions,
             i.bytes,
-            text(&problems.join("; "))
+            text(&lines(&i.errors)),
+            text(&lines(&i.notices))
         ));
     }
     o.push_str("</tbody></table></section>\n");

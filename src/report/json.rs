@@ -210,6 +210,7 @@ pub fn index(rows: &[IndexRow<'_>], fail_on: &str) -> Value {
                 "dialect": info.map(|i| i.dialect.as_str()),
                 "bytes": info.map_or(0, |i| i.bytes),
                 "errors": info.map_or(0, |i| i.errors.len()),
+                "notices": info.map_or(0, |i| i.notices.len()),
                 "summary": row.summary,
                 "totals": totals(&a.totals, info.map_or(0, |i| i.other_lines)),
                 "findings": a.findings.len(),

@@ -53,6 +53,11 @@ pub struct InputInfo {
     /// The problems met reading it, in order (each written as one line
     /// naming input and place).
     pub errors: Vec<crate::diag::Diagnostic>,
+    /// The notices, in order, written like the problems: what was read as
+    /// it should be yet is worth a word (a body repaired from windows-1252
+    /// mojibake, a HAR entry that is no MCP traffic, skipped); never
+    /// counted as problems.
+    pub notices: Vec<crate::diag::Diagnostic>,
     /// Lines that were neither traffic nor findings (stderr, lifecycle).
     #[serde(skip)]
     pub other_lines: u64,

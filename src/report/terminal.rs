@@ -41,6 +41,27 @@ fn lat(q: &Option<Quantiles>) -> String {
 /// Width the summary fits in (columns).
 pub const WIDTH: usize = 80;
 
+/// How many characters of an input's problem or notice line the summary
+/// shows (four lines of it); the rest is counted, and is in summary.json.
+const PROBLEM_CHARS: usize = 300;
+
+/// `line` sanitised, cut after `max` characters with a note saying how
+/// many more there are and where the whole line is (`summary.json`
+/// `inputs[].MEMBER`, `errors` or `notices`): a problem quoting a long
+/// captured line is never silently shortened.
+pub fn cut_line(line: &str, max: usize, member: &str) -> String {
+    let whole = sanitize(line, usize::MAX);
+    let n = whole.chars().count();
+    if n <= max {
+        return whole;
+    }
+    let kept: String = whole.chars().take(max).collect();
+    format!(
+        "{kept}… ({} more characters; the whole line is in summary.json inputs[].{member})",
+        n - max
+    )
+}
+
 /// Whether to colour stdout: on a TTY only, not when `NO_COLOR` is set to
 /// a non-empty value (no-color.org), not on `TERM=dumb`.
 pub fn use_color(
@@ -224,40 +245,7 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
         if input.errors.is_empty() && !keep.contains(&i) {
             continue;
         }
-        let first = format!("  input {}: ", i + 1);
-        wrap(
-            o,
-            &first,
-            "    ",
-            &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()),
-        );
-        wrap(
-            o,
-            "    ",
-            "    ",
-            &format!(
-                "{}, {}, {}",
-                super::read_as(&input.format, &input.dialect),
-                counted(input.sessions as u64, "session"),
-                counted(input.bytes, "byte")
-            ),
-        );
-        for e in crate::diag::folded_lines(&input.errors) {
-            wrap(
-                o,
-                &format!("    {} ", paint("problem:", "31", color)),
-                "      ",
-                &sanitize(&e, 300),
-            );
-        }
-        let gaps = a
-            .sessions
-            .iter()
-            .filter(|s| s.input == i)
-            .flat_map(|s| s.gaps.iter());
-        for line in gap_lines(gaps) {
-            wrap(o, "    capture gap: ", "      ", &line);
-        }
+        input_lines(o, r, i, color);
     }
     if quiet.len() > SCREENFUL {
         wrap(
@@ -269,6 +257,55 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
                 counted((quiet.len() - SCREENFUL) as u64, "more input")
             ),
         );
+    }
+}
+
+/// Input `i`'s lines in the overview: its name, what it was read as, its
+/// problems, its notices and what its capture lost.
+fn input_lines(o: &mut String, r: &Report<'_>, i: usize, color: bool) {
+    let input = &r.inputs[i];
+    let first = format!("  input {}: ", i + 1);
+    wrap(
+        o,
+        &first,
+        "    ",
+        &cut_middle(&sanitize(&input.file, 400), WIDTH - first.len()),
+    );
+    wrap(
+        o,
+        "    ",
+        "    ",
+        &format!(
+            "{}, {}, {}",
+            super::read_as(&input.format, &input.dialect),
+            counted(input.sessions as u64, "session"),
+            counted(input.bytes, "byte")
+        ),
+    );
+    for e in crate::diag::folded_lines(&input.errors, "errors") {
+        wrap(
+            o,
+            &format!("    {} ", paint("problem:", "31", color)),
+            "      ",
+            &cut_line(&e, PROBLEM_CHARS, "errors"),
+        );
+    }
+    for e in crate::diag::folded_lines(&input.notices, "notices") {
+        wrap(
+            o,
+            "    notice: ",
+            "      ",
+            &cut_line(&e, PROBLEM_CHARS, "notices"),
+        );
+    }
+    let gaps = r
+        .analysis
+        .sessions
+        .iter()
+        .filter(|s| s.input == i)
+        .flat_map(|s| s.gaps.iter());
+    for line in gap_lines(gaps) {
+        wrap(o, "    capture gap: ", "      ", &line);
     }
 }
 
@@ -568,6 +605,21 @@ fn footer(o: &mut String, r: &Report<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_line_says_how_much_is_left_and_where() {
+        assert_eq!(cut_line("a.log: line 3: bad", 300, "errors"), "a.log: line 3: bad");
+        let long = format!("a.har: entry 2: {}", "x".repeat(400));
+        assert_eq!(
+            cut_line(&long, 300, "notices"),
+            format!(
+                "a.har: entry 2: {}… (116 more characters; the whole line is in summary.json inputs[].notices)",
+                "x".repeat(284)
+            )
+        );
+        // Escapes count as what is shown.
+        assert_eq!(cut_line("\u{1b}[31m", 3, "errors").len(), 3 + "… (7 more characters; the whole line is in summary.json inputs[].errors)".len());
+    }
 
     #[test]
     fn control_characters_are_escaped() {

@@ -308,7 +308,7 @@ fn forced_stdio_on_a_har_names_what_it_is() {
     assert_eq!(
         err.trim_end(),
         format!(
-            "mcp-audit: {}: --format stdio, but it holds no line of a stdio log dialect: it is a HAR document (--format har)",
+            "mcp-audit: {}: --format stdio, but it holds no line of a stdio log dialect: it is a HAR document; --format har or auto (the default) reads it",
             har.display()
         )
     );

@@ -969,3 +969,34 @@ fn a_log_that_starts_with_initialize_keeps_its_unknown_id_error() {
         )]
     );
 }
+
+/// A DevTools HAR whose event-stream bodies Chromium decoded as
+/// windows-1252 (tests/data/real4/browser: entries 9 and two more, the
+/// server's U+2013 and U+2713 as mojibake) is repaired: one notice, no
+/// problem. `summary.json` keeps notices apart (`inputs[].notices`), the
+/// per-input index counts both, stderr says `notice:`.
+#[test]
+fn a_windows_1252_repair_is_a_notice_not_an_error() {
+    let har = root().join("tests/data/real4/browser/har_browser-devtools-sensitive__ts-streamable-open.har");
+    let name = har.to_str().unwrap();
+    let out = out_dir("notice_1252");
+    let o = mcp_audit(&[name, "--out", out.to_str().unwrap(), "--per-input", "-q"]);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let line = format!(
+        "{name}: entry 9: event-stream body was decoded as windows-1252 by the recorder (no charset; UTF-8 text shows as mojibake such as \u{e2}\u{20ac}\u{201c}); repaired to UTF-8 (this entry and 2 more)"
+    );
+    assert_eq!(s["inputs"][0]["errors"], serde_json::json!([]));
+    assert_eq!(s["inputs"][0]["notices"], serde_json::json!([line]));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("mcp-audit: notice: {line}\n")
+    );
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("inputs/index.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (&index["inputs"][0]["errors"], &index["inputs"][0]["notices"]),
+        (&serde_json::json!(0), &serde_json::json!(1))
+    );
+}

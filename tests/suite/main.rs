@@ -13,6 +13,7 @@ mod bad_input;
 mod blocks;
 mod cases;
 mod ci_reports;
+mod cli;
 mod determinism;
 mod diff;
 mod extract;

@@ -217,6 +217,11 @@ impl<'t> EntrySink<'t> {
         self.parsed.errors.push(Diagnostic::entry(i, msg));
     }
 
+    /// A notice line for entry `i` (read as it should be; not a problem).
+    fn notice(&mut self, i: u64, msg: impl Into<String>) {
+        self.parsed.errors.push(Diagnostic::entry(i, msg).notice());
+    }
+
     /// Reads one entry given as its exact JSON text, found at byte `offset`
     /// of the document. `Err` when the text is not valid JSON (serde_json's
     /// error inside `raw`): the document is broken there. An entry that is
@@ -335,7 +340,7 @@ impl<'t> EntrySink<'t> {
         let got_other = !read.frames.is_empty();
         let fetched_other = got_other && request.is_none() && method != "POST" && !read.stream;
         if posted_other || fetched_other {
-            self.error(
+            self.notice(
                 i,
                 format!(
                     "{method} {}: neither body is a JSON-RPC message (no `jsonrpc`, `method` or `id`): not MCP traffic, skipped",
@@ -531,7 +536,7 @@ impl<'t> EntrySink<'t> {
         }
         let (frames, body_has_json) = body_frames(body.as_deref(), stream, &mt, es, floor, session);
         if repaired {
-            self.error(i, MOJIBAKE);
+            self.notice(i, MOJIBAKE);
         }
         ResponseRead {
             status,
