@@ -79,7 +79,10 @@ fn fit(cmd: clap::Command) -> clap::Command {
     let w = |t: Option<&clap::builder::StyledStr>, width: usize| {
         t.map(|t| wrap_text(&t.to_string(), width))
     };
-    let (about, long_about) = (w(cmd.get_about(), inner), w(cmd.get_long_about(), HELP_WIDTH));
+    let (about, long_about) = (
+        w(cmd.get_about(), inner),
+        w(cmd.get_long_about(), HELP_WIDTH),
+    );
     let after = w(cmd.get_after_help(), HELP_WIDTH);
     let mut cmd = cmd.mut_args(|a| {
         let (help, long) = (w(a.get_help(), inner), w(a.get_long_help(), inner));
@@ -150,7 +153,11 @@ pub fn bad_value_line(e: &clap::Error) -> Option<String> {
     } else {
         format!("{} or {last}", rest.join(", "))
     };
-    let what = if flag == "--format" { "format" } else { "value" };
+    let what = if flag == "--format" {
+        "format"
+    } else {
+        "value"
+    };
     Some(format!(
         "{flag} `{value}`: no such {what}; {flag} takes {takes}"
     ))

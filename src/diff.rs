@@ -476,15 +476,54 @@ pub fn text(d: &Diff, markdown: bool) -> String {
         if list.is_empty() {
             continue;
         }
-        let shown: Vec<String> = list.iter().take(10).map(|s| esc(s)).collect();
+        let shown: Vec<String> = list
+            .iter()
+            .take(10)
+            .map(|s| if markdown { md_esc(s) } else { esc(s) })
+            .collect();
         let more = if list.len() > 10 {
             format!(" … and {} more", list.len() - 10)
         } else {
             String::new()
         };
-        let _ = writeln!(o, "{label} ({}): {}{more}", list.len(), shown.join(", "));
+        let bullet = if markdown { "- " } else { "" };
+        let _ = writeln!(
+            o,
+            "{bullet}{label} ({}): {}{more}",
+            list.len(),
+            shown.join(", ")
+        );
     }
     o
+}
+
+/// A method name for a Markdown cell: a code span when it holds only
+/// name characters (`tools/call`, `*`), else [`md_esc`]'s plain text.
+fn md_name(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_.-*:$".contains(c))
+    {
+        format!("`{s}`")
+    } else {
+        md_esc(s)
+    }
+}
+
+/// A captured string for Markdown: control characters escaped, then
+/// every ASCII punctuation character that Markdown could read as markup
+/// (emphasis, links, HTML, table cells) backslash-escaped (CommonMark
+/// §2.4), so a session or file name shows as written and injects nothing.
+fn md_esc(s: &str) -> String {
+    let plain = esc(s);
+    let mut out = String::with_capacity(plain.len());
+    for c in plain.chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A captured string with control characters escaped.
@@ -496,7 +535,11 @@ fn esc(s: &str) -> String {
 /// table).
 fn kinds_text(o: &mut String, d: &Diff, markdown: bool) {
     if d.kinds.is_empty() {
+        // Markdown: a paragraph of its own, apart from the table after it.
         let _ = writeln!(o, "findings: no kind changed");
+        if markdown {
+            o.push('\n');
+        }
     } else if markdown {
         let _ = writeln!(
             o,
@@ -555,8 +598,8 @@ fn latency_text(o: &mut String, d: &Diff, markdown: bool) {
             };
             let _ = writeln!(
                 o,
-                "| `{}` | {} → {} | {} → {} | {:+}% | {mark} |",
-                esc(&l.method).replace('|', "\\|"),
+                "| {} | {} → {} | {} → {} | {:+}% | {mark} |",
+                md_name(&l.method),
                 l.old.0,
                 l.new.0,
                 l.old.1,
@@ -606,6 +649,25 @@ mod tests {
                 .collect(),
             counts: lat.iter().map(|(m, ..)| (m.to_string(), 100)).collect(),
         }
+    }
+
+    /// Markdown keeps its tables and the added/gone list apart (a blank
+    /// line before each table, the lists as bullets) and escapes captured
+    /// names, so a session called `a|b*<x>` is shown as written.
+    #[test]
+    fn markdown_lists_and_tables_stay_apart() {
+        let old = side(&[], &[("tools/call", 10.0, 100.0)], &["a"]);
+        let new = side(&[], &[("tools/call", 10.0, 150.0)], &["a", "s|b*<x>"]);
+        let d = compare(&old, &new, 20.0, 20);
+        assert_eq!(
+            text(&d, true),
+            "## mcp-audit diff: REGRESSION\n\n\
+             findings: no kind changed\n\n\
+             | method | p50 ms old → new | p99 ms old → new | p99 change | |\n\
+             |---|---:|---:|---:|---|\n\
+             | `tools/call` | 10 → 10 | 100 → 150 | +50% | regression |\n\n\
+             - sessions added (1): s\\|b\\*\\<x\\>\n"
+        );
     }
 
     #[test]

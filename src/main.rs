@@ -18,7 +18,11 @@ fn main() -> ExitCode {
             if code == 2
                 && let Some(line) = mcp_audit::cli::bad_value_line(&e)
             {
-                let who = if extract { "mcp-audit extract" } else { "mcp-audit" };
+                let who = if extract {
+                    "mcp-audit extract"
+                } else {
+                    "mcp-audit"
+                };
                 eprintln!("{who}: {line}");
             } else if code == 2 && extract {
                 // extract's bad arguments are one line (its --help says so).

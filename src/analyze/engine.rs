@@ -2291,7 +2291,7 @@ impl Walker<'_> {
                 let med = super::latency::median_without(&sorted, at);
                 if (l as f64) >= factor * med {
                     let rest = sorted.len() - 1;
-                    let how = if rest % 2 == 0 {
+                    let how = if rest.is_multiple_of(2) {
                         format!(" (the mean of the middle two of {rest})")
                     } else {
                         String::new()

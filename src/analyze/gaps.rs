@@ -38,11 +38,16 @@ pub enum GapKind {
     /// start and the log shows traffic of the part it does not hold, or
     /// its first line is the tail of a message cut off (DESIGN.md rule 12).
     StartMissing,
+    /// A line log whose newest file given is a rotated one (`app.log.1`
+    /// without `app.log`): the log goes on in a file not given, so a
+    /// request pending at its end may be answered there (DESIGN.md rule
+    /// 12).
+    EndMissing,
 }
 
 impl GapKind {
     /// Every kind, in the order the terminal lists them.
-    pub const ALL: [GapKind; 7] = [
+    pub const ALL: [GapKind; 8] = [
         GapKind::RequestBodyLost,
         GapKind::ResponseBodyLost,
         GapKind::TimeUnbounded,
@@ -50,6 +55,7 @@ impl GapKind {
         GapKind::NoReplyBodies,
         GapKind::OneSided,
         GapKind::StartMissing,
+        GapKind::EndMissing,
     ];
 
     /// Name in `summary.json` `inputs[].gaps`.
@@ -62,6 +68,7 @@ impl GapKind {
             GapKind::NoReplyBodies => "no_reply_bodies",
             GapKind::OneSided => "one_sided",
             GapKind::StartMissing => "start_missing",
+            GapKind::EndMissing => "end_missing",
         }
     }
 
@@ -77,6 +84,9 @@ impl GapKind {
             GapKind::NoReplyBodies => "a log that prints no reply bodies",
             GapKind::OneSided => "a capture of one direction only",
             GapKind::StartMissing => "a log that starts mid-session (its beginning not held)",
+            GapKind::EndMissing => {
+                "a rotated log file whose newer files were not given (its end not held)"
+            }
         }
     }
 }

@@ -221,7 +221,7 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
         let scope = if inputs.len() > 1 { "run" } else { "capture" };
         // An even count's median is no latency of the capture (and not
         // the summary's nearest-rank p50, the lower of the two): say so.
-        let how = if all.len() % 2 == 0 {
+        let how = if all.len().is_multiple_of(2) {
             format!(" (the mean of the middle two of {} latencies)", all.len())
         } else {
             String::new()

@@ -664,10 +664,7 @@ fn forced_mismatch(
     let (flag, not) = match forced {
         InputFormat::Auto => return l,
         InputFormat::Har => ("har", "it is not a HAR document"),
-        InputFormat::Sse => (
-            "sse",
-            "no JSON-RPC traffic found read as a raw SSE capture",
-        ),
+        InputFormat::Sse => ("sse", "no JSON-RPC traffic found read as a raw SSE capture"),
         InputFormat::Stdio => ("stdio", "it holds no line of a stdio log dialect"),
     };
     let traffic = l

@@ -111,12 +111,23 @@ fn load_and_analyze(config: &RunConfig, specs: &[InputSpec], progress: &Progress
         .iter()
         .map(|s| s.rotation.as_ref().map(|r| r.group.clone()))
         .collect();
+    let ends = (0..specs.len())
+        .map(|i| {
+            InputSpec::ends_by_rotation(specs, i).map(|p| {
+                let newest = specs[i..]
+                    .iter()
+                    .position(|s| matches!(&s.kind, source::InputKind::File(f) if f == p))
+                    .map_or(i, |k| i + k);
+                (newest, p.display().to_string())
+            })
+        })
+        .collect();
     let printed: Vec<usize> = loaded.iter().map(|l| l.info.errors.len()).collect();
     let run = analyze_loaded(
         &config.rules,
         config.redact,
         loaded,
-        groups,
+        (groups, ends),
         config.otlp.is_some() || config.otlp_metrics.is_some(),
     );
     for (info, &n) in run.infos.iter().zip(&printed) {
@@ -315,20 +326,24 @@ pub fn analyze_parsed(
         })
         .collect();
     let groups = vec![None; loaded.len()];
-    analyze_loaded(rules, redact, loaded, groups, false)
+    let ends = vec![None; loaded.len()];
+    analyze_loaded(rules, redact, loaded, (groups, ends), false)
 }
 
 /// Loaded inputs → the run: records grouped (rotated files of one log
 /// continue one another), sessions rebuilt and walked in parallel, merged
 /// with the sessions walked while reading in input order (deterministic
 /// for any thread count), the capture-wide rules, then redaction.
-/// `groups[i]`: input `i`'s rotation group, if any. `want_replies`: keep
-/// the responses' places for `--otlp` while the sessions are whole.
+/// `groups[i]`: input `i`'s rotation group, if any; `ends[i]`: for the
+/// input that opens a log whose newest file given is a rotated one, that
+/// file's input index and name ([`InputSpec::ends_by_rotation`]).
+/// `want_replies`: keep the responses' places for `--otlp` while the
+/// sessions are whole.
 fn analyze_loaded(
     rules: &analyze::Config,
     redact: bool,
     loaded: Vec<Loaded>,
-    groups: Vec<Option<String>>,
+    (groups, ends): (Vec<Option<String>>, Vec<Option<(usize, String)>>),
     want_replies: bool,
 ) -> Run {
     let mut g = gather(loaded, &groups);
@@ -367,6 +382,9 @@ fn analyze_loaded(
             repeated_member_lines(info, std::mem::take(&mut r.repeated_members));
         }
         name_start_gap(&g.infos, r);
+        if let Some(end) = ends.get(*input).and_then(Option::as_ref) {
+            end_missing(rules, &g.infos, end, r);
+        }
     }
     let mut analysis = analyze::finalize(rules, all.into_iter().map(|(_, _, r)| r).collect());
     if redact {
@@ -398,6 +416,64 @@ fn name_start_gap(infos: &[InputInfo], r: &mut SessionResult) {
         if let Some(f) = r.findings.get_mut(i) {
             f.detail.push_str(&text);
         }
+    }
+}
+
+/// The `end_missing` capture gap (DESIGN.md rule 12): session `r` comes
+/// from a line log whose newest file given, `end` (its input index and
+/// name), is a rotated file, so the log goes on in a newer file the run
+/// was not given. A request left unanswered is then `info`, naming the
+/// gap, when its answer could be in that file: it was sent within
+/// `--timeout` of the last time the session shows (or either time is
+/// unknown). One sent earlier was due inside the file: still an error.
+fn end_missing(
+    rules: &analyze::Config,
+    infos: &[InputInfo],
+    end: &(usize, String),
+    r: &mut SessionResult,
+) {
+    use crate::analyze::findings::FindingKind;
+    if infos.get(r.input).is_none_or(|i| i.format != "stdio") {
+        return;
+    }
+    let last = r
+        .requests
+        .iter()
+        .flat_map(|q| [q.ts, q.response_ts])
+        .flatten()
+        .max();
+    let mut explained = false;
+    for q in &r.requests {
+        if !q.id.is_valid() || q.answered || q.cancelled {
+            continue;
+        }
+        if let (Some(t), Some(last)) = (q.ts, last)
+            && t.saturating_add(rules.timeout_us) < last
+        {
+            continue; // due, by --timeout, before the file ended
+        }
+        let what = q.method.as_deref().unwrap_or("request");
+        for f in r.findings.iter_mut().filter(|f| {
+            f.kind == FindingKind::MissingResponse
+                && !f.gap
+                && f.file == q.file
+                && f.location == q.loc
+        }) {
+            f.gap = true;
+            f.detail = format!(
+                "{what} {} has no response in the capture, but {} is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it",
+                q.id.json_text(),
+                end.1
+            );
+            explained = true;
+        }
+    }
+    if explained {
+        r.gaps.push(analyze::gaps::Gap {
+            kind: analyze::gaps::GapKind::EndMissing,
+            location: None,
+            file: report::file_id(end.0, 0),
+        });
     }
 }
 

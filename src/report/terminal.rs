@@ -608,7 +608,10 @@ mod tests {
 
     #[test]
     fn a_cut_line_says_how_much_is_left_and_where() {
-        assert_eq!(cut_line("a.log: line 3: bad", 300, "errors"), "a.log: line 3: bad");
+        assert_eq!(
+            cut_line("a.log: line 3: bad", 300, "errors"),
+            "a.log: line 3: bad"
+        );
         let long = format!("a.har: entry 2: {}", "x".repeat(400));
         assert_eq!(
             cut_line(&long, 300, "notices"),
@@ -618,7 +621,10 @@ mod tests {
             )
         );
         // Escapes count as what is shown.
-        assert_eq!(cut_line("\u{1b}[31m", 3, "errors").len(), 3 + "… (7 more characters; the whole line is in summary.json inputs[].errors)".len());
+        assert_eq!(
+            cut_line("\u{1b}[31m", 3, "errors").len(),
+            3 + "… (7 more characters; the whole line is in summary.json inputs[].errors)".len()
+        );
     }
 
     #[test]

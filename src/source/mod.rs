@@ -50,7 +50,7 @@
 //! [`decompress`]: fn@decompress
 //! [`evidence`]: fn@evidence
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 mod blocks;
 mod chunks;
@@ -269,6 +269,27 @@ pub struct Rotation {
 }
 
 impl InputSpec {
+    /// Where the log this input belongs to goes on in a file the run was
+    /// not given: `Some(path)` of the newest file given when that file is a
+    /// rotated one (`app.log.1` alone, or `app.log.2.gz` + `app.log.1`
+    /// without `app.log`), for the input that opens its group (a lone file,
+    /// or its group's oldest member); `None` otherwise. The log's end is
+    /// then missing (`end_missing`, DESIGN.md rule 12). `group` is the
+    /// whole list of inputs, this one at `at`.
+    pub fn ends_by_rotation(group: &[InputSpec], at: usize) -> Option<&Path> {
+        let spec = group.get(at)?;
+        let newest = match &spec.rotation {
+            Some(r) if r.index == 0 => group.get(at + r.len - 1)?,
+            Some(_) => return None,
+            None => spec,
+        };
+        let InputKind::File(path) = &newest.kind else {
+            return None;
+        };
+        let name = path.file_name()?.to_string_lossy();
+        rotation::is_rotated_name(&name).then_some(path.as_path())
+    }
+
     /// A plain single-file input (no rotation group).
     pub fn file(path: impl Into<PathBuf>) -> Self {
         InputSpec {

@@ -92,6 +92,13 @@ pub(super) fn split_name(name: &str) -> NameParts {
     }
 }
 
+/// Whether file name `name` is a rotated file (`app.log.1`,
+/// `app.log.2.gz`, `app.log-20250101`): one that its log's newer files
+/// (the current `app.log` at least) continue.
+pub(super) fn is_rotated_name(name: &str) -> bool {
+    split_name(name).age != Age::Current
+}
+
 /// The rotation key and age of an input (None for errors and for names
 /// that cannot rotate).
 fn rotation_key(spec: &InputSpec) -> Option<(String, Age)> {

@@ -26,7 +26,9 @@ fn help(args: &str) -> String {
         .expect("run mcp-audit");
     assert_eq!(o.status.code(), Some(0), "mcp-audit {args}");
     let text = String::from_utf8(o.stdout).expect("UTF-8 help");
-    text.lines().map(|l| format!("{}\n", l.trim_end())).collect()
+    text.lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect()
 }
 
 /// `readme` with every help block made anew from the binary, and the
@@ -38,7 +40,9 @@ fn regenerate(readme: &str) -> (String, Vec<String>) {
     while let Some(at) = rest.find(OPEN) {
         let (before, block) = rest.split_at(at);
         out.push_str(before);
-        let head_end = block.find(" -->").expect("a help block's opening ends in -->");
+        let head_end = block
+            .find(" -->")
+            .expect("a help block's opening ends in -->");
         let a = &block[OPEN.len()..head_end];
         let end = block.find(CLOSE).expect("every help block is closed");
         out.push_str(&block[..head_end + 4]);
@@ -128,11 +132,20 @@ fn help_fits_80_columns_and_says_it_all() {
 fn json_with_quiet_prints_the_json() {
     let har = root().join("tests/data/cases/b01_batch_reordered_by_balancer.har");
     let o = mcp_audit(&[har.to_str().unwrap(), "--json", "-q"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let s: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     assert_eq!(s["schema_version"], 1);
     assert_eq!(s["findings_by_kind"]["out_of_order_batch"], 1);
-    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// A format that does not exist is one line naming the formats, exit 2;

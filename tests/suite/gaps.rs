@@ -579,3 +579,45 @@ fn an_answer_before_the_end_of_a_lost_stream_is_a_gap() {
     );
     assert_eq!(found.len(), 2);
 }
+
+/// `tests/data/real4/rotation/proxy.log.1` read without `proxy.log`, the
+/// newer file of its log (README there): the 3 s call id 3 (line 7, sent
+/// 20:53:12.080991) was answered after the rotation, in the file not
+/// given; the rotated file's last line is at 20:53:12.154276, 73 ms
+/// later. Its `missing_response` is `info` naming the gap
+/// (`end_missing`), the run exits 0. With `--timeout 50ms` the answer was
+/// due 23 ms before the file's end: an error again.
+#[test]
+fn a_rotated_file_alone_has_lost_its_end() {
+    let f = root().join("tests/data/real4/rotation/proxy.log.1");
+    let name = f.to_str().unwrap();
+    let (code, s) = json(&[name]);
+    assert_eq!(code, Some(0));
+    let found = findings(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (kind, severity, id, location, detail) = &found[0];
+    assert_eq!(
+        (kind.as_str(), severity.as_str(), id, location),
+        ("missing_response", "info", &json!(3), &json!({"line": 7}))
+    );
+    assert_eq!(
+        detail,
+        &format!(
+            "tools/call 3 has no response in the capture, but {name} is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it"
+        )
+    );
+    assert_eq!(s["inputs"][0]["gaps"], json!({"end_missing": {"count": 1}}));
+
+    let (code, s) = json(&[name, "--timeout", "50ms"]);
+    assert_eq!(code, Some(1));
+    let found = findings(&s);
+    assert_eq!(
+        found
+            .iter()
+            .map(|f| (f.0.as_str(), f.1.as_str()))
+            .collect::<Vec<_>>(),
+        // initialize (line 2) was answered after 632.8 ms: late too.
+        [("late_response", "warning"), ("missing_response", "error")]
+    );
+    assert_eq!(s["inputs"][0]["gaps"], json!({}));
+}

@@ -977,7 +977,8 @@ fn a_log_that_starts_with_initialize_keeps_its_unknown_id_error() {
 /// per-input index counts both, stderr says `notice:`.
 #[test]
 fn a_windows_1252_repair_is_a_notice_not_an_error() {
-    let har = root().join("tests/data/real4/browser/har_browser-devtools-sensitive__ts-streamable-open.har");
+    let har = root()
+        .join("tests/data/real4/browser/har_browser-devtools-sensitive__ts-streamable-open.har");
     let name = har.to_str().unwrap();
     let out = out_dir("notice_1252");
     let o = mcp_audit(&[name, "--out", out.to_str().unwrap(), "--per-input", "-q"]);
@@ -996,7 +997,10 @@ fn a_windows_1252_repair_is_a_notice_not_an_error() {
         serde_json::from_str(&std::fs::read_to_string(out.join("inputs/index.json")).unwrap())
             .unwrap();
     assert_eq!(
-        (&index["inputs"][0]["errors"], &index["inputs"][0]["notices"]),
+        (
+            &index["inputs"][0]["errors"],
+            &index["inputs"][0]["notices"]
+        ),
         (&serde_json::json!(0), &serde_json::json!(1))
     );
 }

@@ -12,6 +12,7 @@ mod common;
 mod bad_input;
 mod blocks;
 mod cases;
+mod ci_jobs;
 mod ci_reports;
 mod cli;
 mod determinism;
