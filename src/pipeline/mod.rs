@@ -343,7 +343,7 @@ fn analyze_loaded(
     rules: &analyze::Config,
     redact: bool,
     loaded: Vec<Loaded>,
-    (groups, ends): (Vec<Option<String>>, Vec<Option<(usize, String)>>),
+    (groups, ends): (Vec<Option<String>>, Ends),
     want_replies: bool,
 ) -> Run {
     let mut g = gather(loaded, &groups);
@@ -418,6 +418,10 @@ fn name_start_gap(infos: &[InputInfo], r: &mut SessionResult) {
         }
     }
 }
+
+/// Per input, for one that opens a log whose newest file given is a
+/// rotated one: that file's input index and name (`analyze_loaded`).
+type Ends = Vec<Option<(usize, String)>>;
 
 /// The `end_missing` capture gap (DESIGN.md rule 12): session `r` comes
 /// from a line log whose newest file given, `end` (its input index and
