@@ -91,13 +91,34 @@ impl<'de> serde::Deserialize<'de> for FirstMember {
     }
 }
 
-/// The direction bare NDJSON gives a payload (FORMATS.md §8.3.7): c2s when
-/// the message, or a batch's first element, has `method`; else s2c.
+/// Notifications only a server sends (MCP 2025-06-18 schema), and
+/// `notifications/progress`, which a server sends on the client's requests
+/// (a client only on the server's, far rarer): read server→client.
+const SERVER_NOTIFICATIONS: [&str; 7] = [
+    "notifications/progress",
+    "notifications/message",
+    "notifications/resources/updated",
+    "notifications/resources/list_changed",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/elicitation/complete",
+];
+
+/// The direction bare NDJSON gives a payload (FORMATS.md §8.3.7): s2c for
+/// a server's notification (`SERVER_NOTIFICATIONS`), else c2s when the
+/// message, or a batch's first element, has `method`; else s2c.
 pub fn guess_direction(payload: &Payload) -> Direction {
+    let sent_by_client = |m: &crate::record::Message| {
+        m.kind != Kind::Response
+            && !(m.kind == Kind::Notification
+                && m.method
+                    .as_deref()
+                    .is_some_and(|x| SERVER_NOTIFICATIONS.contains(&x)))
+    };
     let has_method = match payload {
-        Payload::Single(m) => m.kind != Kind::Response,
+        Payload::Single(m) => sent_by_client(m),
         Payload::Batch(ms) => {
-            matches!(ms.first(), Some(Member::Message(m)) if m.kind != Kind::Response)
+            matches!(ms.first(), Some(Member::Message(m)) if sent_by_client(m))
         }
         _ => false,
     };
@@ -168,7 +189,9 @@ mod tests {
                     [{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":1},{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n\
                     []\n\
                     null\n\
-                    {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\"";
+                    {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\"\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}";
         let p = parse(Input {
             file: 0,
             name: "b.jsonl",
@@ -197,6 +220,8 @@ mod tests {
                 (Some(6), s, false),
                 (Some(7), None, true),
                 (Some(8), None, true),
+                (Some(9), s, false),
+                (Some(10), c, false),
             ]
         );
         assert_eq!((p.dialect, p.other_lines), ("bare", 0));
