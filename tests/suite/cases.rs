@@ -146,6 +146,9 @@ real_in! {
     real4_mcp_proxy_npm_sse => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-sse.debug.log";
     real2_supergateway_sse => "tests/data/real2", "x_stdio_supergateway-sse.log";
     real3_supergateway_sse_to_stdio => "tests/data/real3", "x_stdio_supergateway-sse-to-stdio.log";
+    real4_mcpsnoop_stdio => "tests/data/real4/mcpsnoop", "mcpsnoop-0.18.0_stdio__everything.jsonl";
+    real4_mcpsnoop_http => "tests/data/real4/mcpsnoop", "mcpsnoop-0.18.0_http__everything.jsonl";
+    real4_mcpsnoop_http_two_clients => "tests/data/real4/mcpsnoop", "mcpsnoop-0.18.0_http__everything-two-clients.jsonl";
     real4_supergateway_streamable_stateful => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateful.log";
     real4_supergateway_streamable_stateless => "tests/data/real4/supergateway", "x_stdio_supergateway-streamable-stateless.log";
     real4_supergateway_ws => "tests/data/real4/supergateway", "x_stdio_supergateway-ws.log";
