@@ -91,29 +91,20 @@ impl<'de> serde::Deserialize<'de> for FirstMember {
     }
 }
 
-/// Notifications only a server sends (MCP 2025-06-18 schema), and
-/// `notifications/progress`, which a server sends on the client's requests
-/// (a client only on the server's, far rarer): read server→client.
-const SERVER_NOTIFICATIONS: [&str; 7] = [
-    "notifications/progress",
-    "notifications/message",
-    "notifications/resources/updated",
-    "notifications/resources/list_changed",
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/elicitation/complete",
-];
-
 /// The direction bare NDJSON gives a payload (FORMATS.md §8.3.7): s2c for
-/// a server's notification (`SERVER_NOTIFICATIONS`), else c2s when the
-/// message, or a batch's first element, has `method`; else s2c.
+/// a notification only a server sends (the same table as MCPSpy's,
+/// `mcpspy::sent_by_client`) and for `notifications/progress`, which a
+/// server sends on the client's requests (a client only on the server's,
+/// far rarer); else c2s when the message, or a batch's first element, has
+/// `method`; else s2c.
 pub fn guess_direction(payload: &Payload) -> Direction {
     let sent_by_client = |m: &crate::record::Message| {
         m.kind != Kind::Response
             && !(m.kind == Kind::Notification
-                && m.method
-                    .as_deref()
-                    .is_some_and(|x| SERVER_NOTIFICATIONS.contains(&x)))
+                && m.method.as_deref().is_some_and(|x| {
+                    x == "notifications/progress"
+                        || super::mcpspy::sent_by_client("notification", Some(x)) == Some(false)
+                }))
     };
     let has_method = match payload {
         Payload::Single(m) => sent_by_client(m),
