@@ -100,14 +100,19 @@ fn bash(dir: &Path, script: &str, args: &[&str]) -> Output {
         .expect("bash")
 }
 
+/// Copies the checkout's `files` into folder `to` (made if missing).
+fn copy_into(to: &Path, files: &[&str]) {
+    fs::create_dir_all(to).unwrap();
+    for f in files {
+        let p = root().join(f);
+        fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+    }
+}
+
 /// A work folder whose `captures/` holds copies of `files`.
 fn captures(name: &str, files: &[&str]) -> PathBuf {
     let dir = out_dir(name);
-    fs::create_dir_all(dir.join("captures")).unwrap();
-    for f in files {
-        let p = root().join(f);
-        fs::copy(&p, dir.join("captures").join(p.file_name().unwrap())).unwrap();
-    }
+    copy_into(&dir.join("captures"), files);
     dir
 }
 
@@ -161,9 +166,7 @@ fn the_workflow_audit_step_fails_a_fault_and_passes_health() {
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|s| s["cases"].as_array().unwrap())
-        .filter(|c| c["result"] == serde_json::json!(["Failure"]))
-        .map(|c| c["name"].as_str().unwrap())
+        .flat_map(crate::ci_reports::failed_cases)
         .collect();
     failed.sort_unstable();
     failed.dedup();
@@ -214,11 +217,7 @@ fn the_nightly_script_fails_on_a_regression_only() {
         ("2026-12-01", &[HEALTHY, CROSS_WIRED]),
     ];
     for (day, files) in nights {
-        fs::create_dir_all(logs.join(day)).unwrap();
-        for f in files {
-            let p = root().join(f);
-            fs::copy(&p, logs.join(day).join(p.file_name().unwrap())).unwrap();
-        }
+        copy_into(&logs.join(day), files);
     }
     fs::create_dir_all(logs.join("2026-12-02")).unwrap();
     fs::write(logs.join("2026-12-02/app.log"), "server started\n").unwrap();

@@ -47,7 +47,8 @@ fn read_back(test: &str, input: &str, extra: &[&str]) -> Option<(Option<i32>, Va
     ))
 }
 
-fn failed_cases(suite: &Value) -> Vec<&str> {
+/// The names of a JUnit suite's failing cases, as ci_read.py read them.
+pub(crate) fn failed_cases(suite: &Value) -> Vec<&str> {
     suite["cases"]
         .as_array()
         .into_iter()
