@@ -320,4 +320,9 @@ pub struct Parsed {
     /// with its body read (its `endpoint` event named the session). A
     /// legacy session without one has its replies outside the capture.
     pub linked_streams: Vec<std::sync::Arc<str>>,
+    /// HAR: each legacy HTTP+SSE session key with the origin its POSTs
+    /// went to (one pair per POST), so that a GET stream whose body the
+    /// capture lost (and with it the `endpoint` event naming its session)
+    /// can be given to its session instead of standing alone.
+    pub legacy_origins: Vec<(std::sync::Arc<str>, Box<str>)>,
 }

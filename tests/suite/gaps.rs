@@ -367,7 +367,9 @@ fn start_up_slow_tail_is_info() {
 /// all six replies, is not in the HAR; the client's own record got every
 /// reply. Each POSTed request (entries 2, 4–8) is a `missing_response`
 /// *info* naming the unrecorded stream, no `stream_closed_before_response`
-/// (the stream did not close), and the run passes.
+/// (the stream did not close), and the run passes. The lost GET, whose
+/// `endpoint` event would have named the session, belongs to that session:
+/// one session, not a second one of no messages keyed by the origin.
 #[test]
 fn legacy_session_without_its_stream_is_a_gap() {
     let f =
@@ -399,6 +401,15 @@ fn legacy_session_without_its_stream_is_a_gap() {
         findings(&s)[0].4
     );
     assert_eq!(s["findings_by_kind"]["stream_closed_before_response"], 0);
+    assert_eq!(s["totals"]["sessions"], 1);
+    assert_eq!(
+        s["sessions"][0]["name"],
+        "ccf6347e-62c2-41f1-91f0-dd5a7eb98b9b"
+    );
+    assert_eq!(
+        s["inputs"][0]["gaps"],
+        json!({"response_body_lost": {"count": 1, "entries": [1]}})
+    );
 }
 
 /// A gzip'd envelope log cut at byte 2000 (`tests/data/real4/legacy`):

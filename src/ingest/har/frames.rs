@@ -254,6 +254,14 @@ impl<'t> EntrySink<'t> {
         if rq.method == "GET" && read.stream && session.legacy && !read.lost {
             self.parsed.linked_streams.push(session.key.clone());
         }
+        if rq.method == "POST"
+            && session.legacy
+            && let Some(o) = super::session::origin(rq.url)
+        {
+            self.parsed
+                .legacy_origins
+                .push((session.key.clone(), o.into()));
+        }
         // The request body once parsed here is handed to `request_frame`,
         // not parsed again (every 202 notification POST comes this way).
         let mut parsed_body = None;

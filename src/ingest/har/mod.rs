@@ -39,6 +39,7 @@
 //! is tested against.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::Input;
 use crate::diag::Diagnostic;
@@ -200,6 +201,7 @@ impl HarStream {
                 Ok(p) => {
                     self.parsed.records.extend(p.records);
                     self.parsed.linked_streams.extend(p.linked_streams);
+                    self.parsed.legacy_origins.extend(p.legacy_origins);
                     self.parsed.errors.extend(p.errors);
                     self.read += 1;
                 }
@@ -223,6 +225,7 @@ pub(super) const UNLINKED_STREAM: &str = "its session's SSE stream (the legacy H
 /// lost the replies instead of blaming the server (never a false alarm).
 pub(super) fn unlinked_legacy_gaps(parsed: &mut Parsed) {
     use crate::record::{Direction, Kind, Member, Payload};
+    adopt_lost_streams(parsed);
     let linked: std::collections::HashSet<&str> =
         parsed.linked_streams.iter().map(|k| &**k).collect();
     let mut unlinked = Vec::new();
@@ -252,6 +255,43 @@ pub(super) fn unlinked_legacy_gaps(parsed: &mut Parsed) {
                 }
             }),
             _ => {}
+        }
+    }
+}
+
+/// Gives each legacy GET stream whose body the capture lost to the legacy
+/// session it most likely carried (FORMATS.md §2.2). With the body went
+/// the `endpoint` event that names the session, so the GET was keyed by
+/// its URL's origin and would stand as a session of its own with no
+/// messages, while the session it served showed no stream. Each such GET
+/// goes to the next session, in order of first POST, that POSTed to the
+/// same origin and has no readable stream; one with no such session keeps
+/// its origin key. The marker it carries only says replies were lost, so a
+/// wrong match can move a capture gap, never make a fault.
+fn adopt_lost_streams(parsed: &mut Parsed) {
+    use crate::record::{Payload, Record};
+    use std::collections::{HashMap, HashSet, VecDeque};
+    if parsed.legacy_origins.is_empty() {
+        return;
+    }
+    let linked: HashSet<&str> = parsed.linked_streams.iter().map(|k| &**k).collect();
+    let mut seen = HashSet::new();
+    let mut waiting: HashMap<&str, VecDeque<&Arc<str>>> = HashMap::new();
+    for (key, origin) in &parsed.legacy_origins {
+        if !linked.contains(&**key) && seen.insert(&**key) {
+            waiting.entry(&**origin).or_default().push_back(key);
+        }
+    }
+    for r in &mut parsed.records {
+        let Record::Frame(f) = r else { continue };
+        let Some(h) = f.http.as_mut() else { continue };
+        if !matches!(f.payload, Payload::Lost) || !h.origin_keyed || &*h.method != "GET" {
+            continue;
+        }
+        if let Some(key) = waiting.get_mut(&*f.key).and_then(VecDeque::pop_front) {
+            f.key = key.clone();
+            h.legacy = true;
+            h.origin_keyed = false;
         }
     }
 }
@@ -489,5 +529,100 @@ mod tests {
         }
         assert!(checked >= 20, "{checked}");
         assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    }
+    /// Two legacy sessions on one origin whose GET streams were both lost
+    /// at export (no body text), and a third lost GET on another origin:
+    /// each lost GET of the first origin goes to the session that POSTed
+    /// there first and is not yet served (entries 0 → `a`, 1 → `b`); the
+    /// other keeps its origin key, and no session of no messages is left
+    /// for origin 3000.
+    #[test]
+    fn lost_legacy_streams_join_their_sessions() {
+        let e = |t: &str, method: &str, url: &str, post: &str, status: i64, mime: &str| {
+            let post = if post.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    r#","postData":{{"mimeType":"application/json","text":{}}}"#,
+                    serde_json::to_string(post).unwrap()
+                )
+            };
+            format!(
+                r#"{{"startedDateTime":"2025-01-01T12:00:0{t}Z","time":5,"request":{{"method":"{method}","url":"{url}","headers":[]{post}}},"response":{{"status":{status},"headers":[],"content":{{"size":0,"mimeType":"{mime}"}}}},"timings":{{"send":0,"wait":1,"receive":0}}}}"#
+            )
+        };
+        let ping = |n: u32| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#);
+        let t = har(&[
+            e(
+                "0",
+                "GET",
+                "http://127.0.0.1:3000/sse",
+                "",
+                200,
+                "text/event-stream",
+            ),
+            e(
+                "1",
+                "GET",
+                "http://127.0.0.1:3000/sse",
+                "",
+                200,
+                "text/event-stream",
+            ),
+            e(
+                "2",
+                "POST",
+                "http://127.0.0.1:3000/message?sessionId=a",
+                &ping(1),
+                202,
+                "text/plain",
+            ),
+            e(
+                "3",
+                "POST",
+                "http://127.0.0.1:3000/message?sessionId=b",
+                &ping(1),
+                202,
+                "text/plain",
+            ),
+            e(
+                "4",
+                "POST",
+                "http://127.0.0.1:3000/message?sessionId=a",
+                &ping(2),
+                202,
+                "text/plain",
+            ),
+            e(
+                "5",
+                "GET",
+                "http://127.0.0.1:4000/sse",
+                "",
+                200,
+                "text/event-stream",
+            ),
+        ]);
+        let p = run(&t);
+        let lost: Vec<(u64, &str, bool)> = frames(&p)
+            .into_iter()
+            .filter(|f| matches!(f.payload, Payload::Lost))
+            .map(|f| {
+                let h = f.http.as_ref().unwrap();
+                (h.entry, &*f.key, h.legacy)
+            })
+            .collect();
+        assert_eq!(
+            lost,
+            [
+                (0, "a", true),
+                (1, "b", true),
+                (5, "http://127.0.0.1:4000", false)
+            ]
+        );
+        let keys: std::collections::BTreeSet<&str> = frames(&p).iter().map(|f| &*f.key).collect();
+        assert_eq!(
+            keys,
+            ["a", "b", "http://127.0.0.1:4000"].into_iter().collect()
+        );
     }
 }

@@ -219,6 +219,7 @@ impl RefSink<'_> {
         for p in parts {
             self.parsed.records.extend(p.records);
             self.parsed.linked_streams.extend(p.linked_streams);
+            self.parsed.legacy_origins.extend(p.legacy_origins);
             self.parsed.errors.extend(p.errors);
         }
         self.next_entry = first + raws.len() as u64;

@@ -67,7 +67,7 @@ fn query_param<'u>(url: &'u str, names: &[&str]) -> Option<&'u str> {
 
 /// `scheme://host:port` of a URL (default port for http/https/ws/wss when
 /// none is written), lower-cased; `None` when the URL has no `scheme://`.
-fn origin(url: &str) -> Option<String> {
+pub(super) fn origin(url: &str) -> Option<String> {
     let (scheme, rest) = url.trim().split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
