@@ -91,6 +91,13 @@ pub struct Req {
     /// JSON-RPC body: an authentication challenge, an Origin check): no
     /// JSON-RPC answer was due, so a `missing_response` is `info`.
     pub refused: Option<u16>,
+    /// The revision its own message states (`_meta`
+    /// `io.modelcontextprotocol/protocolVersion`, or an `initialize`'s
+    /// `protocolVersion`): `Some(true)` for 2026-07-28, `Some(false)` for
+    /// another; `None` when it states none and its session's applies. One
+    /// capture may mix eras: a 2026-07-28 client's first requests to a
+    /// server that knows only older revisions, then its `initialize`.
+    pub modern: Option<bool>,
 }
 
 /// Progress of one request that named a `_meta.progressToken`
@@ -118,6 +125,12 @@ pub struct RequestProgress {
 }
 
 impl Req {
+    /// Whether the 2026-07-28 rules apply to it: the revision it states,
+    /// else its session's (`session`, [`SessionResult::revision`]).
+    pub fn is_modern(&self, session: Option<&str>) -> bool {
+        self.modern.unwrap_or(session == Some(MODERN))
+    }
+
     /// A finding pointing at this request (its place, id and method).
     pub fn finding(&self, kind: K, session: &str, input: usize, detail: String) -> Finding {
         Finding {
@@ -177,6 +190,7 @@ impl Req {
             evidence: (0, 0),
             file: 0,
             op: None,
+            modern: None,
             error_code: None,
             tool_error: false,
             refused: None,
@@ -1210,7 +1224,7 @@ impl Walker<'_> {
             sp.release(&valid);
             sp.other_ids.insert(valid);
             let q = &self.out.requests[r];
-            let detail = if self.out.revision.as_deref() == Some(MODERN) {
+            let detail = if q.is_modern(self.out.revision.as_deref()) {
                 format!(
                     "the requester cancelled {} while it was unanswered; under 2026-07-28 no reply may follow (one would be answered_after_cancel)",
                     q.method.as_deref().unwrap_or("the request")
@@ -1305,6 +1319,7 @@ impl Walker<'_> {
             loc: f.prov.location,
             evidence: evidence(f),
             file: f.prov.file,
+            modern: m.offered().map(|v| v == MODERN),
             ..Req::new(m.id.clone(), d)
         });
         if let Some(c) = self.ops.request(ri, &mut self.out.requests[ri], m) {
@@ -1383,7 +1398,7 @@ impl Walker<'_> {
                     "; but the log shows a reply at line {line} whose id the log lost (printed without it, sent and not logged, or cut off at the end of the file: a capture gap): it may have answered the earlier request"
                 ));
             }
-        } else if self.reuse_forbidden()
+        } else if self.reuse_forbidden(m)
             && entry.is_none()
             && sp.ever(&valid, &m.id, &lk, &self.out.requests)
         {
@@ -1461,9 +1476,13 @@ impl Walker<'_> {
     }
 
     /// Up to 2025-11-25 any reuse is a fault; 2026-07-28 only forbids
-    /// pending ids (FORMATS.md §3.1).
-    fn reuse_forbidden(&self) -> bool {
-        self.out.revision.as_deref() != Some("2026-07-28")
+    /// pending ids (FORMATS.md §3.1). The revision is the one request `m`
+    /// states, else its session's.
+    fn reuse_forbidden(&self, m: &Message) -> bool {
+        match m.offered() {
+            Some(v) => v != MODERN,
+            None => self.out.revision.as_deref() != Some(MODERN),
+        }
     }
 
     fn problems(&mut self, f: &Frame, d: Direction, m: &Message) {
@@ -2169,29 +2188,28 @@ impl Walker<'_> {
     }
 
     /// `missing_response` (rule 7) and `stream_closed_before_response`.
+    /// Under 2026-07-28 (the request's revision, else its session's) a
+    /// response stream that closed without the response is a
+    /// cancellation, or a broken stream whose request the client sent
+    /// again: then the two are linked ([`Tracker::reissue`]).
     fn missing_responses(&mut self) {
         let mut extra = Vec::new();
-        let modern = self.out.revision.as_deref() == Some(MODERN);
-        for q in self.out.requests.iter_mut() {
+        let session = self.out.revision.clone();
+        for ri in 0..self.out.requests.len() {
+            let q = &self.out.requests[ri];
             if !q.id.is_valid() || q.answered || q.cancelled {
                 continue;
             }
-            let what = q.method.as_deref().unwrap_or("request");
+            let what = q.method.as_deref().unwrap_or("request").to_string();
             if what == LISTEN {
                 // A live stream at the end of the capture (FORMATS.md §3.6).
                 continue;
             }
-            if modern && q.on_stream {
-                // 2026-07-28: a client cancels by closing the request's
-                // response stream (FORMATS.md §2.6).
-                q.cancelled = true;
-                extra.push(q.finding(K::CancelledRequest, &self.out.name, self.out.input, format!(
-                    "{what} {}: its response stream closed without the response; under 2026-07-28 closing the stream is how a client cancels (or the stream broke, which a capture cannot tell apart; the client then re-issues it under a new id)",
-                    q.id.json_text()
-                )));
+            if q.on_stream && q.is_modern(session.as_deref()) {
+                extra.push(self.stream_lost_modern(ri, &what));
                 continue;
             }
-            let q = &*q;
+            let q = &self.out.requests[ri];
             let mut base = q.finding(
                 K::MissingResponse,
                 &self.out.name,
@@ -2202,7 +2220,7 @@ impl Walker<'_> {
                 ),
             );
             let (requests, replies) = (&self.lost_requests, &mut self.lost_replies);
-            if let Some(detail) = unanswered_gap(q, what, requests, replies, self.tail_lost) {
+            if let Some(detail) = unanswered_gap(q, &what, requests, replies, self.tail_lost) {
                 base.gap = true;
                 base.detail = detail;
             }
@@ -2220,6 +2238,29 @@ impl Walker<'_> {
             }
         }
         self.out.findings.extend(extra);
+    }
+
+    /// The finding for 2026-07-28 request `ri` (method `what`) whose
+    /// response stream closed without the response (FORMATS.md §2.6): an
+    /// `info` `stream_closed_before_response` naming the re-issue when the
+    /// client sent it again, else a `cancelled_request` (closing the
+    /// stream is how a client cancels).
+    fn stream_lost_modern(&mut self, ri: usize, what: &str) -> Finding {
+        let (name, input) = (&self.out.name, self.out.input);
+        if let Some((r, key)) = self.ops.reissue(ri, &mut self.out.requests) {
+            let (q, again) = (&self.out.requests[ri], &self.out.requests[r]);
+            let mut f = q.finding(K::StreamClosedBeforeResponse, name, input, format!(
+                "{what} {}: its response stream closed without the response, and the client sent it again as {} at {}: under 2026-07-28 a broken stream loses the request and the client re-issues it under a new id, so the two are one call (operation {key})",
+                q.id.json_text(), again.id.json_text(), again.loc.describe()));
+            f.gap = true;
+            return f;
+        }
+        let q = &mut self.out.requests[ri];
+        q.cancelled = true;
+        q.finding(K::CancelledRequest, name, input, format!(
+            "{what} {}: its response stream closed without the response; under 2026-07-28 closing the stream is how a client cancels (or the stream broke, which a capture cannot tell apart; the client then re-issues it under a new id)",
+            q.id.json_text()
+        ))
     }
 
     /// Batch `bi`'s responses against its requests: how many were linked

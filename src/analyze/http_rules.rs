@@ -221,10 +221,10 @@ impl Walker<'_> {
     /// with request `ri`, in a 2026-07-28 session: `answered_after_cancel`
     /// and `retired_error_code`.
     pub(super) fn answer_rules(&mut self, f: &Frame, d: Direction, m: &Message, ri: usize) {
-        if self.out.revision.as_deref() != Some(MODERN) {
+        let q = &self.out.requests[ri];
+        if !q.is_modern(self.out.revision.as_deref()) {
             return;
         }
-        let q = &self.out.requests[ri];
         let method = q.method.as_deref().map(str::to_string);
         let what = method.as_deref().unwrap_or("the request").to_string();
         if q.cancelled {

@@ -16,8 +16,14 @@
 //!   `subscriptions/listen`, with its acknowledgement and the
 //!   notifications tagged with its id
 //!   (`_meta["io.modelcontextprotocol/subscriptionId"]`).
+//! - **Re-issues** (2026-07-28 `basic/transports/streamable-http`): a
+//!   request whose response stream closed without its response, and the
+//!   request the client sent again under a new id (same method, same
+//!   `params` but for `_meta`): a broken stream loses the request, and the
+//!   client MUST re-issue it, so the two are one call.
 //!
-//! Memory: one small row per operation, plus the MRTR requests in flight.
+//! Memory: one small row per operation, plus the MRTR requests in flight
+//! and a hash per 2026-07-28 request.
 
 use std::sync::Arc;
 
@@ -44,15 +50,19 @@ pub enum OpKind {
     Task,
     /// A `subscriptions/listen` stream.
     Listen,
+    /// A request lost with its broken stream and its re-issues.
+    Reissue,
 }
 
 impl OpKind {
-    /// Name in the tables and `summary.json` (`mrtr`, `task`, `listen`).
+    /// Name in the tables and `summary.json` (`mrtr`, `task`, `listen`,
+    /// `reissue`).
     pub fn as_str(self) -> &'static str {
         match self {
             OpKind::Mrtr => "mrtr",
             OpKind::Task => "task",
             OpKind::Listen => "listen",
+            OpKind::Reissue => "reissue",
         }
     }
 }
@@ -207,7 +217,7 @@ pub struct Tracker {
     /// when its first round is answered, the others at their first
     /// request).
     pub ops: Vec<Operation>,
-    ordinals: [u32; 3],
+    ordinals: [u32; 4],
     /// MRTR-method requests not answered yet: request index → its target.
     pending: HashMap<usize, Option<u64>>,
     /// MRTR operations whose last round asked for input.
@@ -216,6 +226,14 @@ pub struct Tracker {
     tasks: HashMap<u64, usize>,
     /// Listen request id → operation.
     listens: HashMap<Id, usize>,
+    /// 2026-07-28 requests by what they send (method and `params` but for
+    /// `_meta`, [`crate::record::jsonrpc::OpFields::params_hash`]):
+    /// request indices in order, the candidates for a re-issue.
+    sent: HashMap<u64, Vec<u32>>,
+    /// Request index → its key in `sent`.
+    sent_key: HashMap<u32, u64>,
+    /// Requests already linked as the re-issue of another.
+    reissued: foldhash::HashSet<u32>,
 }
 
 impl Tracker {
@@ -251,6 +269,14 @@ impl Tracker {
     /// which one a retry continues is not certain.
     pub fn request(&mut self, ri: usize, q: &mut Req, m: &Message) -> Option<StateChange> {
         let method = q.method.clone()?;
+        if let Some(h) = m.op().and_then(|f| f.params_hash) {
+            use std::hash::{Hash, Hasher};
+            let mut k = std::collections::hash_map::DefaultHasher::new();
+            (&*method, q.direction, h).hash(&mut k);
+            let k = k.finish();
+            self.sent.entry(k).or_default().push(ri as u32);
+            self.sent_key.insert(ri as u32, k);
+        }
         if &*method == LISTEN {
             let op = self.open(OpKind::Listen, ri, q);
             self.listens.insert(q.id.clone(), op);
@@ -374,6 +400,39 @@ impl Tracker {
         }
     }
 
+    /// Request `ri` lost its response stream without its response (under
+    /// 2026-07-28): the first later request that sends the same thing
+    /// (same requester, method and `params` but for `_meta`) under another
+    /// id, not already a re-issue and in no other operation, is its
+    /// re-issue. Links the two into one operation (joining the one `ri`
+    /// is in already, when it was itself a re-issue) and returns the
+    /// re-issue's index and the operation's key; `None` when no request
+    /// was sent again.
+    pub fn reissue(&mut self, ri: usize, reqs: &mut [Req]) -> Option<(usize, String)> {
+        let k = *self.sent_key.get(&(ri as u32))?;
+        let own = reqs[ri].op.map(|o| o as usize);
+        if own.is_some_and(|o| self.ops[o].kind != OpKind::Reissue) {
+            return None;
+        }
+        let next = self.sent.get(&k)?.iter().map(|&r| r as usize).find(|&r| {
+            r > ri
+                && !self.reissued.contains(&(r as u32))
+                && reqs[r].op.is_none()
+                && !reqs[r].id.strict_eq(&reqs[ri].id)
+        })?;
+        self.reissued.insert(next as u32);
+        let op = match own {
+            Some(op) => op,
+            None => self.open(OpKind::Reissue, ri, &mut reqs[ri]),
+        };
+        self.join(op, next, &mut reqs[next]);
+        let q = &reqs[next];
+        if q.answered {
+            self.end(op, next, OpState::answered(q.error_code.is_some()));
+        }
+        Some((next, self.ops[op].key()))
+    }
+
     fn end(&mut self, op: usize, ri: usize, state: OpState) {
         self.ops[op].end = Some(ri as u32);
         self.ops[op].state = state;
@@ -427,7 +486,7 @@ pub struct KindSummary {
     pub wait_ms: Option<super::latency::Quantiles>,
 }
 
-/// Per kind (`mrtr`, `task`, `listen`), the operations of `sessions`;
+/// Per kind (`mrtr`, `task`, `listen`, `reissue`), the operations of `sessions`;
 /// empty when none was linked (then `summary.json` has no `operations`).
 pub fn summarize<'s>(
     sessions: impl IntoIterator<Item = &'s super::engine::SessionResult>,
@@ -656,6 +715,111 @@ mod tests {
         assert_eq!(
             (o.key(), o.state, o.notifications, o.acknowledged),
             ("listen-1".to_string(), OpState::Open, 2, true)
+        );
+    }
+    /// A HAR of POSTs to one origin, 100 ms apart, each answered in 20 ms
+    /// with `text/event-stream` text `sse` (its events' `data:` lines).
+    fn stream_har(posts: &[(&str, &str)]) -> String {
+        let list: Vec<String> = posts
+            .iter()
+            .enumerate()
+            .map(|(i, (body, sse))| {
+                format!(
+                    r#"{{"startedDateTime":"2026-08-01T00:00:0{i}.000Z","time":20,"request":{{"method":"POST","url":"http://127.0.0.1:3000/mcp","headers":[],"postData":{{"mimeType":"application/json","text":{}}}}},"response":{{"status":200,"headers":[{{"name":"Content-Type","value":"text/event-stream"}}],"content":{{"size":1,"mimeType":"text/event-stream","text":{}}}}},"timings":{{"send":0,"wait":5,"receive":15}}}}"#,
+                    serde_json::to_string(body).unwrap(),
+                    serde_json::to_string(sse).unwrap()
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"log":{{"version":"1.2","entries":[{}]}}}}"#,
+            list.join(",")
+        )
+    }
+
+    /// 2026-07-28: `tools/call` 2's stream closed after one progress event
+    /// (entry 1); the client sent the same call (other progress token in
+    /// `_meta`) as id 3, answered. One operation `reissue-1` of both, its
+    /// time from the first POST (1 s) to the answer (2.02 s); the lost
+    /// attempt is an info `stream_closed_before_response` naming id 3, not
+    /// a cancellation or a missing response. A call with other arguments
+    /// (id 5 after 4 broke) is no re-issue: 4 stays a cancellation.
+    #[test]
+    fn a_request_sent_again_after_its_stream_broke_is_one_call() {
+        let call = |id: u32, arg: u32, tok: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"n":{arg}}},"_meta":{{"progressToken":"{tok}","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            )
+        };
+        let list =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#);
+        let ok = |id: u32| {
+            format!("data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[]}}}}\n\n")
+        };
+        let progress = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"a\",\"progress\":1}}\n\n";
+        let t = stream_har(&[
+            (&list, &ok(1)),
+            (&call(2, 7, "a"), progress),
+            (&call(3, 7, "b"), &ok(3)),
+            (&call(4, 8, "c"), ""),
+            (&call(5, 9, "d"), &ok(5)),
+        ]);
+        let (f, a) = super::super::engine::tests::run_text("t.har", &t);
+        assert_eq!(
+            f,
+            vec![
+                ("stream_closed_before_response", "2".to_string()),
+                ("cancelled_request", "4".to_string()),
+            ]
+        );
+        let closed = &a.findings[0];
+        assert_eq!(closed.severity(), crate::analyze::Severity::Info);
+        assert_eq!(
+            closed.detail,
+            "tools/call 2: its response stream closed without the response, and the client sent it again as 3 at entry 2: under 2026-07-28 a broken stream loses the request and the client re-issues it under a new id, so the two are one call (operation reissue-1)"
+        );
+        let s = &a.sessions[0];
+        assert_eq!(s.operations.len(), 1);
+        let o = &s.operations[0];
+        assert_eq!(
+            (o.key(), o.state, o.requests.clone(), o.end),
+            (
+                "reissue-1".to_string(),
+                OpState::Complete,
+                vec![1, 2],
+                Some(2)
+            )
+        );
+        assert_eq!(o.times(&s.requests).total, Some(1_020_000));
+        assert!(
+            a.findings
+                .iter()
+                .all(|f| f.kind.name() != "missing_response")
+        );
+    }
+
+    /// One session that mixes eras: a 2026-07-28 client's `server/discover`
+    /// whose stream closed unanswered, then `initialize` 2025-06-18 and a
+    /// call whose stream closed too. The first is judged by the revision
+    /// it states (a cancellation, info); the call, which states none, by
+    /// the session's negotiated 2025-06-18 (a fault: `missing_response`
+    /// and `stream_closed_before_response`).
+    #[test]
+    fn each_request_is_judged_by_the_revision_it_states() {
+        let discover =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
+        let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        let init_ok = "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n\n";
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
+        let t = stream_har(&[(&discover, ""), (init, init_ok), (call, "")]);
+        let (f, _) = super::super::engine::tests::run_text("t.har", &t);
+        assert_eq!(
+            f,
+            vec![
+                ("cancelled_request", "1".to_string()),
+                ("missing_response", "3".to_string()),
+                ("stream_closed_before_response", "3".to_string()),
+            ]
         );
     }
 }

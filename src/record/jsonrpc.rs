@@ -141,6 +141,11 @@ pub struct OpFields {
     /// Notification: `params._meta["io.modelcontextprotocol/subscriptionId"]`,
     /// the id of the listen it belongs to.
     pub subscription: Option<Id>,
+    /// Request under 2026-07-28 (its `_meta` says so): hash of its
+    /// `params` text with the value of `_meta` left out (a progress token
+    /// there may change), what a re-issue after a broken stream sends
+    /// again (2026-07-28 basic/transports/streamable-http).
+    pub params_hash: Option<u64>,
 }
 
 /// A task's terminal status (2025-11-25 `basic/utilities/tasks`).
@@ -507,6 +512,9 @@ impl<'a> MessageMembers<'a> {
                 self.params_members
                     .unwrap_or_else(|| members_of(p, &PARAMS)),
             );
+            let modern_hash = (msg.kind == Kind::Request
+                && fields.meta_protocol_version.as_deref() == Some(MODERN))
+            .then(|| params_hash(p, fields.meta));
             match msg.method.as_deref() {
                 Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
                 Some("initialize") => extra.offered = fields.protocol_version,
@@ -530,6 +538,7 @@ impl<'a> MessageMembers<'a> {
                         .is_some_and(|m| m.starts_with("tasks/"))
                 }),
                 subscription: fields.subscription,
+                params_hash: modern_hash,
                 ..OpFields::default()
             };
             if op != OpFields::default() {
@@ -727,7 +736,7 @@ fn object_members_serde<'a>(raw: &'a str, names: &[&str]) -> Vec<Option<&'a str>
 }
 
 #[derive(Default)]
-struct ParamsFields {
+struct ParamsFields<'a> {
     request_id: Option<Id>,
     progress_token: Option<Id>,
     notified_token: Option<Id>,
@@ -739,6 +748,8 @@ struct ParamsFields {
     input_responses: bool,
     task: Option<u64>,
     subscription: Option<Id>,
+    /// The raw `_meta` member (a slice of `params`).
+    meta: Option<&'a str>,
 }
 
 /// `_meta` key naming the listen a notification belongs to (2026-07-28
@@ -795,8 +806,27 @@ fn result_op(r: &str, task_handle: &mut bool) -> OpFields {
 /// `_meta` key of the revision a 2026-07-28 request states (FORMATS.md §2.6).
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
+/// The revision without `initialize` (FORMATS.md §2.6).
+const MODERN: &str = "2026-07-28";
+
+/// Hash of a `params` object's text `p` without the value of its `_meta`
+/// member (`meta`, a slice of `p`); of all of `p` when `meta` is not one.
+fn params_hash(p: &str, meta: Option<&str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let start = meta.map(|m| (m.as_ptr() as usize).wrapping_sub(p.as_ptr() as usize));
+    match (start, meta) {
+        (Some(a), Some(m)) if a <= p.len() && m.len() <= p.len() - a => {
+            p[..a].hash(&mut h);
+            p[a + m.len()..].hash(&mut h);
+        }
+        _ => p.hash(&mut h),
+    }
+    h.finish()
+}
+
 /// The fields the rules read from the [`PARAMS`] members of `params`.
-fn params_fields(f: [Option<&str>; 9]) -> ParamsFields {
+fn params_fields(f: [Option<&str>; 9]) -> ParamsFields<'_> {
     let mut out = ParamsFields {
         request_id: f[0].map(Id::from_raw),
         name: str_hash(f[4]),
@@ -804,6 +834,7 @@ fn params_fields(f: [Option<&str>; 9]) -> ParamsFields {
         request_state: str_hash(f[6]),
         input_responses: f[7].is_some_and(|v| v.starts_with('{')),
         task: str_hash(f[8]),
+        meta: f[1],
         ..Default::default()
     };
     if let Some(meta) = f[1].filter(|m| m.starts_with('{')) {
