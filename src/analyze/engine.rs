@@ -1535,6 +1535,7 @@ impl Walker<'_> {
                     continue;
                 }
                 self.null_id_response(f, d, m, &mut t);
+                self.answer_by_entry(f, d, m, moved);
                 continue;
             }
             t.non_null += 1;
@@ -1611,6 +1612,60 @@ impl Walker<'_> {
         let kind = if m.has_error { "an error" } else { "a result" };
         self.find(K::NotificationReplied, f, Some(d), FindingId::One(m.id.clone()), None,
             format!("{kind} ({what}) answered a notification; JSON-RPC 2.0 §4.1: a notification gets no response, and a client may take this one for another request's answer"));
+        true
+    }
+
+    /// Over HTTP, an error response that pairs by id with nothing (id
+    /// null, no id member, an id no request had) in a 4xx or 5xx response
+    /// to a POST that carried one request answers that request: HTTP ties
+    /// the response to its POST, and clients fail the request on it (a
+    /// 2026-07-28 client's `server/discover` refused by a server that
+    /// knows only older revisions, before it falls back to `initialize`).
+    /// The request is paired with it (rule 13), so it is no
+    /// `missing_response`; the finding on the id stays, naming the
+    /// request. Returns whether it paired.
+    fn answer_by_entry(&mut self, f: &Frame, d: Direction, m: &Message, moved: bool) -> bool {
+        let Some(h) = f.http.as_ref() else {
+            return false;
+        };
+        if self.cur != Some(Sent::Request) || !m.has_error || h.is_request_body || h.status < 400 {
+            return false;
+        }
+        let space = dir_index(d.other());
+        let requests = &self.out.requests;
+        let Some((lk, pos)) = self.spaces[space].pending.iter().find_map(|(lk, lst)| {
+            lst.iter()
+                .position(|&r| requests[r].entry == Some(h.entry))
+                .map(|p| (lk.clone(), p))
+        }) else {
+            return false;
+        };
+        let sp = &mut self.spaces[space];
+        let Some(ri) = sp.pending.get_mut(&lk).and_then(|l| l.remove(pos)) else {
+            return false;
+        };
+        if sp.pending.get(&lk).is_some_and(|l| l.is_empty()) {
+            sp.pending.remove(&lk);
+        }
+        let q = &self.out.requests[ri];
+        if !q.cancelled
+            && let Some(v) = q.id.valid()
+        {
+            sp.release(&v);
+        }
+        sp.answer(lk, ri, &self.out.requests);
+        let mut t = Tally::default();
+        self.pair_steps(f, d, m, ri, moved, &mut t);
+        let q = &self.out.requests[ri];
+        let what = format!(
+            "; it answers {} {} of this POST (HTTP {}), which is paired with it",
+            q.method.as_deref().unwrap_or("request"),
+            q.id.json_text(),
+            h.status
+        );
+        if let Some(found) = self.out.findings.last_mut() {
+            found.detail.push_str(&what);
+        }
         true
     }
 
@@ -1772,6 +1827,7 @@ impl Walker<'_> {
             if m.has_error {
                 let at = self.out.findings.len() - 1;
                 self.replies.unknown_error(&m.id, at);
+                self.answer_by_entry(f, d, m, moved);
             }
         }
     }
@@ -1839,8 +1895,23 @@ impl Walker<'_> {
         moved: bool,
         t: &mut Tally,
     ) {
-        self.out.counts.pairs += 1;
         self.id_echo(f, d, m, ri);
+        self.pair_steps(f, d, m, ri, moved, t);
+    }
+
+    /// What pairing request `ri` with response `m` does, but for the id
+    /// echo check ([`Walker::pair`]; [`Walker::answer_by_entry`] pairs
+    /// by HTTP entry, not by id).
+    fn pair_steps(
+        &mut self,
+        f: &Frame,
+        d: Direction,
+        m: &Message,
+        ri: usize,
+        moved: bool,
+        t: &mut Tally,
+    ) {
+        self.out.counts.pairs += 1;
         self.mark_answered(f, m, ri, t);
         self.progress_answered(f, m, ri, moved);
         self.answer_time(f, d, m, ri, moved);

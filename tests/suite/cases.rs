@@ -132,6 +132,15 @@ real_in! {
     origin_har_ts_sdk_1_32_2 => "tests/data/real4/origin", "har_ts-sdk-1.32.2__origin.har";
     origin_har_fastmcp_4_2_3 => "tests/data/real4/origin", "har_fastmcp-4.2.3__origin.har";
     origin_har_mcp_2_3_0_mcpserver => "tests/data/real4/origin", "har_mcp-2.3.0-mcpserver__origin.har";
+    mixed_har_ts_json_fastmcp => "tests/data/real4/mixed", "har_ts-sdk-1.32.2-json__fastmcp-4.2.3-client.har";
+    mixed_har_ts_sse_fastmcp => "tests/data/real4/mixed", "har_ts-sdk-1.32.2-sse__fastmcp-4.2.3-client.har";
+    mixed_har_py1_fastmcp => "tests/data/real4/mixed", "har_py-mcp-1.30.0__fastmcp-4.2.3-client.har";
+    mixed_har_py1_ts_client => "tests/data/real4/mixed", "har_py-mcp-1.30.0__ts-client-2.4.0.har";
+    mixed_har_fastmcp_py1_client => "tests/data/real4/mixed", "har_fastmcp-4.2.3__py-mcp-1.30.0-client.har";
+    mixed_stdio_ts_fastmcp => "tests/data/real4/mixed", "stdio_ts-sdk-1.32.2__fastmcp-4.2.3-client.envelope.jsonl";
+    mixed_stdio_py1_ts_client => "tests/data/real4/mixed", "stdio_py-mcp-1.30.0__ts-client-2.4.0.logger.log";
+    reissue_har_driver => "tests/data/real4/reissue", "har_fastmcp-4.2.3-broken-stream__httpx-reissue-driver.har";
+    reissue_har_fastmcp_app => "tests/data/real4/reissue", "har_fastmcp-4.2.3-broken-stream__fastmcp-4.2.3-client-app-reissue.har";
     cancel_stdio_fastmcp_4_2_3 => "tests/data/real4/cancel", "stdio_fastmcp-4.2.3__cancel-2026.logger.log";
     cancel_stdio_mcp_2_3_0_mcpserver => "tests/data/real4/cancel", "stdio_mcp-2.3.0-mcpserver__cancel-2026.logger.log";
     real2_mcp_remote_debug => "tests/data/real2", "x_stdio_mcp-remote.debug.log";
