@@ -26,3 +26,4 @@ pub mod reconstruct;
 pub mod record;
 pub mod report;
 pub mod source;
+pub mod timings;

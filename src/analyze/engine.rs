@@ -2432,6 +2432,16 @@ pub(super) mod tests {
     use super::super::{Config, FindingKind};
     use crate::ingest::{self, Input};
 
+    /// The rows kept per request and per batch are most of a run's peak
+    /// memory (reports/BENCH.md, "where the peak memory goes"): a field added to them costs
+    /// about 1 MB per 4,000 requests, so growth is a decision, not drift.
+    #[test]
+    fn rows_kept_per_request_stay_within_their_measured_size() {
+        assert!(std::mem::size_of::<super::Req>() <= 272);
+        assert!(std::mem::size_of::<super::Batch>() <= 408);
+        assert!(std::mem::size_of::<crate::record::Location>() <= 48);
+    }
+
     /// Analyses an envelope log given as (ms, dir, message) lines and
     /// returns (kind, id JSON) of every finding in order.
     pub(in crate::analyze) fn run(

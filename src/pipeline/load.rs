@@ -213,6 +213,7 @@ fn stream_blocks(
         ..Default::default()
     };
     r.progress.read(reader.bytes.saturating_sub(read.bytes), 0);
+    let exact_offsets = reader.text_is_file() && !damaged;
     let mut problems = std::mem::take(&mut reader.warnings);
     let mut fatal = read.fatal || damaged;
     // The blocks' records went to the walkers: whether the file held
@@ -223,6 +224,7 @@ fn stream_blocks(
     }
     problems.extend(walked.errors);
     let mut l = loaded(display, reader.bytes, parsed, problems, fatal);
+    l.info.exact_offsets = exact_offsets;
     l.info.sessions = walked
         .results
         .iter()
@@ -563,8 +565,11 @@ fn stream_har(path: &Path, file_index: u32, format: InputFormat) -> Option<Loade
     }
     drop((chunk, spare));
     let parsed = har.finish();
+    let exact_offsets = src.compression.is_none() && src.warnings.is_empty();
     let (errors, damaged) = decode_problems(&src.warnings, src.damage.as_ref());
-    Some(finish(display, src.bytes, parsed, errors, damaged))
+    let mut l = finish(display, src.bytes, parsed, errors, damaged);
+    l.info.exact_offsets = exact_offsets;
+    Some(l)
 }
 
 /// Whether a file's first chunk decides that it is a HAR, as detection on
@@ -643,8 +648,10 @@ fn load_read(
     let parsed = ingest::parse(input, fmt);
     // A damaged compressed stream: its whole lines are analysed, the run
     // still exits 2 (the input is incomplete).
+    let exact_offsets = file.compression.is_none() && file.warnings.is_empty();
     let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
     let mut l = finish(display, file.bytes, parsed, errors, damaged);
+    l.info.exact_offsets = exact_offsets;
     if fmt == Format::Unknown {
         l.fatal = true;
     }
@@ -772,6 +779,7 @@ fn loaded(
             notices,
             other_lines: parsed.other_lines,
             partner: None,
+            exact_offsets: false,
         },
         fatal: fatal || parsed.incomplete,
         one_direction: parsed.one_direction,

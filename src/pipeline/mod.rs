@@ -60,21 +60,24 @@ pub fn run(config: &RunConfig) -> Result<u8> {
     outputs::check_ci_targets(config, &specs)?;
     outputs::check_shard_layout(config)?;
     let progress = progress_for(config, &specs);
-    let mut run = load_and_analyze(config, &specs, &progress);
+    let mut run = crate::timings::stage("analysis", || load_and_analyze(config, &specs, &progress));
     run.skipped = skipped;
     let gates = analyze::gates::evaluate(&run.analysis, &config.policy, &config.budgets);
     warn_unjudged_budgets(&gates, &progress);
     let rep = run.report().with_gates(&gates);
     progress.stage("writing");
     if let Some(dir) = &config.out {
-        outputs::write_outputs(dir, &rep, config.redact)?;
+        crate::timings::stage("--out (every file)", || {
+            outputs::write_outputs(dir, &rep, config.redact)
+        })?;
     }
     if let Some(target) = &config.shard {
         outputs::write_shard(&target.dir, &target.shard, &rep)?;
     }
     outputs::write_ci(config, &rep, &run.replies)?;
     progress.finish();
-    outputs::print_stdout(&rep, config.stdout)?;
+    crate::timings::stage("stdout", || outputs::print_stdout(&rep, config.stdout))?;
+    crate::timings::print();
     let failing = run.analysis.findings.iter().any(|f| config.policy.fails(f))
         || gates.iter().any(|g| !g.passed);
     let any_fatal = run.fatal.iter().any(|&f| f);

@@ -203,7 +203,11 @@ fn read_otlp_evidence(rep: &Report<'_>, replies: &otlp::Replies) -> otlp::Excerp
         .into_par_iter()
         .flat_map_iter(|(file, ranges)| {
             let path = PathBuf::from(rep.file_name(file));
-            let got = source::evidence(&path, &ranges, OTLP_WINDOW).unwrap_or_default();
+            let exact = rep
+                .inputs
+                .get((file / 2) as usize)
+                .is_some_and(|i| i.exact_offsets && file % 2 == 0);
+            let got = source::evidence(&path, &ranges, OTLP_WINDOW, exact).unwrap_or_default();
             ranges
                 .into_iter()
                 .zip(got)
@@ -228,15 +232,19 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating output directory {}", dir.display()))?;
-    let (files, page) = rayon::join(
+    let (files, page) = crate::timings::join(
         || -> Result<()> {
-            let mut w = create(dir, "summary.json")?;
-            Json.render(rep, &mut w, &RenderOptions::default())?;
-            w.flush()?;
+            crate::timings::stage("summary.json", || -> Result<()> {
+                let mut w = create(dir, "summary.json")?;
+                Json.render(rep, &mut w, &RenderOptions::default())?;
+                Ok(w.flush()?)
+            })?;
             write_tables(dir, rep)
         },
         || -> Result<()> {
-            let evidence = read_evidence(rep, redact);
+            let evidence = crate::timings::stage("report.html: evidence re-read", || {
+                read_evidence(rep, redact)
+            });
             let latency = analyze::histogram::by_method(rep.analysis);
             let page = html::Extras {
                 evidence: &evidence,
@@ -247,8 +255,10 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
                 page: Some(&page),
                 ..Default::default()
             };
-            Html.render(rep, &mut create(dir, "report.html")?, &opts)
-                .context("writing report.html")
+            crate::timings::stage("report.html: page", || {
+                Html.render(rep, &mut create(dir, "report.html")?, &opts)
+                    .context("writing report.html")
+            })
         },
     );
     crate::mem::give_back();
@@ -259,7 +269,13 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
 /// `TABLE.csv`, tables in parallel. Each frame is built once and written
 /// to both files at once.
 fn write_tables(dir: &Path, rep: &Report<'_>) -> Result<()> {
-    let tables = rep.tables().context("building the tables")?;
+    let tables =
+        crate::timings::stage("tables: rows", || rep.tables()).context("building the tables")?;
+    if crate::timings::enabled() {
+        return tables::TABLES
+            .iter()
+            .try_for_each(|&stem| write_table(dir, &tables, stem));
+    }
     tables::TABLES
         .par_iter()
         .try_for_each(|&stem| write_table(dir, &tables, stem))
@@ -274,22 +290,27 @@ fn write_table(dir: &Path, tables: &tables::Tables<'_>, stem: &str) -> Result<()
         })
         .transpose()?;
     let mut pq = ParquetTable::new(create(dir, &pq_name)?);
-    let frames = tables
+    let mut frames = tables
         .frames(stem)
         .with_context(|| format!("building table {stem}"))?;
-    for df in frames {
+    let frame_stage = format!("tables: {stem} frames");
+    while let Some(df) = crate::timings::stage(&frame_stage, || frames.next()) {
         let df = df.with_context(|| format!("building table {stem}"))?;
-        let (c, p) = rayon::join(
-            || csv.as_mut().map_or(Ok(()), |c| c.write(&df)),
-            || pq.write(&df),
+        let (c, p) = crate::timings::join(
+            || match csv.as_mut() {
+                Some(c) => crate::timings::stage(&csv_name, || c.write(&df)),
+                None => Ok(()),
+            },
+            || crate::timings::stage(&pq_name, || pq.write(&df)),
         );
         c.with_context(|| format!("writing {csv_name}"))?;
         p.with_context(|| format!("writing {pq_name}"))?;
     }
     if let Some(c) = csv {
-        c.finish().with_context(|| format!("writing {csv_name}"))?;
+        crate::timings::stage(&csv_name, || c.finish())
+            .with_context(|| format!("writing {csv_name}"))?;
     }
-    pq.finish().with_context(|| format!("writing {pq_name}"))
+    crate::timings::stage(&pq_name, || pq.finish()).with_context(|| format!("writing {pq_name}"))
 }
 
 /// Re-reads the evidence `report.html` shows (DESIGN.md "records": the raw
@@ -306,11 +327,12 @@ fn read_evidence(rep: &Report<'_>, redact: bool) -> HashMap<EvidenceKey, Shown> 
         .into_par_iter()
         .flat_map_iter(|(file, ranges)| {
             let path = PathBuf::from(rep.file_name(file));
-            let har = rep
-                .inputs
-                .get((file / 2) as usize)
-                .is_some_and(|i| i.format == "har");
-            let mut got = source::evidence(&path, &ranges, html::READ_WINDOW).unwrap_or_default();
+            let info = rep.inputs.get((file / 2) as usize);
+            let har = info.is_some_and(|i| i.format == "har");
+            // A pair's second file is not the one `exact_offsets` speaks of.
+            let exact = info.is_some_and(|i| i.exact_offsets && file % 2 == 0);
+            let mut got =
+                source::evidence(&path, &ranges, html::READ_WINDOW, exact).unwrap_or_default();
             got.resize_with(ranges.len(), || None);
             // Excerpts redacted in parallel (one input is one file).
             ranges

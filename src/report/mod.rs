@@ -64,6 +64,12 @@ pub struct InputInfo {
     /// The server-to-client half of a per-direction pair, when read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partner: Option<String>,
+    /// Offsets into its decoded text are offsets into the file after a
+    /// UTF-8 byte-order mark: one plain file, not compressed, that decoding
+    /// changed nowhere (no invalid UTF-8). Then evidence is read back by
+    /// byte range (`source::evidence`) instead of by reading the file again.
+    #[serde(skip)]
+    pub exact_offsets: bool,
 }
 
 /// Everything a renderer needs.

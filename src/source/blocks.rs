@@ -16,7 +16,9 @@ pub struct Block {
     pub text: String,
     /// 1-based number of its first line in the file.
     pub first_line: u64,
-    /// Byte offset of its first byte in the file.
+    /// Byte offset of its first byte in the decoded text (a leading BOM
+    /// removed, invalid bytes counted as the 3 bytes of U+FFFD): the
+    /// offsets records carry, which evidence reads back.
     pub offset: u64,
 }
 
@@ -29,7 +31,13 @@ pub struct BlockReader {
     display: String,
     carry: Vec<u8>,
     next_line: u64,
+    /// Offset of the next block in the decoded text (a leading BOM
+    /// removed, invalid bytes read as U+FFFD), as every reader's offsets
+    /// are, so that evidence is read back alike whichever reader ran.
     next_offset: u64,
+    /// Offset of the next block in the file's own bytes (a BOM counted):
+    /// the offsets that messages name.
+    raw_offset: u64,
     eof: bool,
     /// Buffers of blocks handed back by [`BlockReader::recycle`]: reused so
     /// that a long file does not cost a fresh allocation (and its page
@@ -78,23 +86,30 @@ impl BlockReader {
                 carry.push(rest[0]);
             }
         }
-        let mut next_offset = 0;
+        let mut bom = 0;
         if carry.starts_with(b"\xEF\xBB\xBF") {
             carry.drain(..3);
-            next_offset = 3;
+            bom = 3;
         }
         Ok(Some(BlockReader {
             file: Box::new(file),
             display,
             carry,
             next_line: 1,
-            next_offset,
+            next_offset: 0,
+            raw_offset: bom,
             eof: false,
             pool: Vec::new(),
             bytes,
             text_bytes: None,
             warnings: Vec::new(),
         }))
+    }
+
+    /// Whether the text read so far is the file's own bytes after a UTF-8
+    /// byte-order mark: a plain file, and no invalid UTF-8 replaced.
+    pub fn text_is_file(&self) -> bool {
+        self.text_bytes.is_none() && self.warnings.is_empty()
     }
 
     /// Reads text already decoded (a decompressed file, see [`read`]) block
@@ -111,6 +126,7 @@ impl BlockReader {
             carry: Vec::new(),
             next_line: 1,
             next_offset: 0,
+            raw_offset: 0,
             eof: false,
             pool: Vec::new(),
             bytes,
@@ -177,25 +193,26 @@ impl BlockReader {
         }
         self.carry.extend_from_slice(&buf[cut..]);
         buf.truncate(cut);
-        let offset = self.next_offset;
+        let (offset, raw) = (self.next_offset, self.raw_offset);
         if let Some(i) = memchr::memchr(0, &buf) {
-            return Err(SourceError::Binary(self.display.clone(), offset + i as u64));
+            return Err(SourceError::Binary(self.display.clone(), raw + i as u64));
         }
         let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
         let first_line = self.next_line;
         self.next_line += lines;
-        self.next_offset += buf.len() as u64;
+        self.raw_offset += buf.len() as u64;
         let text = match String::from_utf8(buf) {
             Ok(s) => s,
             Err(e) => {
                 if self.warnings.is_empty() {
-                    let at = offset + e.utf8_error().valid_up_to() as u64;
+                    let at = raw + e.utf8_error().valid_up_to() as u64;
                     let w = invalid_utf8(&self.display, &at.to_string());
                     self.warnings.push(w);
                 }
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }
         };
+        self.next_offset += text.len() as u64;
         Ok(Some(Block {
             text: super::read::blank_ansi(text),
             first_line,
@@ -235,6 +252,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("b.log");
         // Lines starting with a digit are safe starts; "x" lines are not.
+        // Offsets count the text after the BOM (as every reader's do).
         std::fs::write(&p, "\u{feff}1 a\nx\nx\n2 b\nx\n3 c\n").unwrap();
         let mut r = BlockReader::open(&p).unwrap().unwrap();
         let safe: fn(&[u8]) -> bool = |l| l.first().is_some_and(u8::is_ascii_digit);
@@ -245,9 +263,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (1, 3, "1 a\nx\nx\n".to_string()),
-                (4, 11, "2 b\nx\n".to_string()),
-                (6, 17, "3 c\n".to_string())
+                (1, 0, "1 a\nx\nx\n".to_string()),
+                (4, 8, "2 b\nx\n".to_string()),
+                (6, 14, "3 c\n".to_string())
             ]
         );
     }

@@ -1004,3 +1004,45 @@ fn a_windows_1252_repair_is_a_notice_not_an_error() {
         (&serde_json::json!(0), &serde_json::json!(1))
     );
 }
+
+/// report.html's evidence is read back by byte range where the file's text
+/// is its bytes (after a BOM) and by reading the file again otherwise: the
+/// excerpt of a request after a BOM, after a line with invalid UTF-8
+/// (decoded offsets two bytes past the file's) or inside a .gz is the
+/// request itself in every case (issue 13).
+#[test]
+fn evidence_is_the_same_read_by_range_or_by_stream() {
+    let first = "{\"ts\":\"2026-01-01T00:00:00Z\",\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}}\n";
+    let last = "{\"ts\":\"2026-01-01T00:00:01Z\",\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"marker-xyz\"}}}\n";
+    let want = r#"["{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"marker-xyz\"}}",false]"#;
+    let plain = format!("{first}{last}").into_bytes();
+    let bom = [b"\xEF\xBB\xBF".as_slice(), &plain].concat();
+    let mut bad = b"\xEF\xBB\xBF".to_vec();
+    bad.extend_from_slice(first.as_bytes());
+    bad.extend_from_slice(b"not json \xff here\n");
+    bad.extend_from_slice(last.as_bytes());
+    let d = out_dir("evidence_by_range");
+    for (name, bytes) in [
+        ("plain.ndjson", plain.clone()),
+        ("bom.ndjson", bom),
+        ("bom_bad.ndjson", bad.clone()),
+        ("bad.ndjson.gz", gz(&bad)),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = d.join(format!("{name}.out"));
+        mcp_audit(&[
+            "analyze",
+            p.to_str().unwrap(),
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert_eq!(
+            page.matches(want).count(),
+            1,
+            "{name}: the request's excerpt"
+        );
+    }
+}
