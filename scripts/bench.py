@@ -12,7 +12,10 @@ prefix), then times, on each file:
   - the floor `wc -l`,
   - `mcp-audit analyze` with --threads 1 and --threads 2 (outputs compared),
   - on the envelope corpus, the peers in tools/peers/ (Python,
-    DuckDB, jq).
+    DuckDB, jq),
+  - once more with --threads 1 and MCP_AUDIT_TIMINGS=1, which prints the
+    wall time of each stage and of each output file (src/timings.rs): the
+    per-output table (summary.json, each CSV, each Parquet, report.html).
 Each run goes through `/usr/bin/time -v` for wall time and peak RSS. Prints
 a Markdown table (MB/s, ratio of each tool to mcp-audit, peak RSS) and checks
 mcp-audit's summary.json against the generator's manifest with
@@ -61,6 +64,36 @@ def timed(cmd, stdout=subprocess.DEVNULL):
         sys.stderr.write(p.stderr[-2000:])
         raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
     return wall, rss
+
+
+def stages(path, out_dir):
+    """[(stage, ms)] of one --threads 1 run with every output, from the
+    `timing: NAME X ms` lines MCP_AUDIT_TIMINGS=1 prints on stderr."""
+    env = dict(os.environ, MCP_AUDIT_TIMINGS="1")
+    p = subprocess.run([BIN, "analyze", path, "--out", out_dir, "-q", "--threads", "1"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"failed ({p.returncode}): timings on {path}\n{p.stderr[-2000:]}")
+    return [(m.group(1), float(m.group(2)))
+            for m in re.finditer(r"^timing: (.+) ([0-9.]+) ms$", p.stderr, re.M)]
+
+
+def stage_table(per_stage):
+    """Markdown rows: every stage of every corpus with its share of the
+    run, then each output format summed (CSV, Parquet, HTML)."""
+    out = ["| corpus | stage (--threads 1, outputs one after another) | ms | share of the run |",
+           "|---|---|---:|---:|"]
+    for fmt, st in per_stage:
+        total = sum(ms for name, ms in st if name in ("analysis", "--out (every file)", "stdout"))
+        for name, ms in st:
+            out.append(f"| {fmt} | {name} | {ms:.0f} | {100 * ms / total:.1f} % |" if total else
+                       f"| {fmt} | {name} | {ms:.0f} | – |")
+        groups = {"CSV files": ".csv", "Parquet files": ".parquet", "report.html": "report.html"}
+        for label, key in groups.items():
+            ms = sum(v for n, v in st if n.endswith(key) or n.startswith(key))
+            out.append(f"| {fmt} | **{label}, together** | {ms:.0f} | {100 * ms / total:.1f} % |" if total else
+                       f"| {fmt} | **{label}, together** | {ms:.0f} | – |")
+    return out
 
 
 def ensure_peers():
@@ -112,6 +145,7 @@ def main():
     checks = []
     speedups = []
     per_corpus = {}
+    per_stage = []
     corpora = [
         ("envelope", *gen(a.generator, "envelope", a.size_mb, 200, f"env{a.size_mb}.ndjson", peer_kinds=True)),
         ("claude", *gen(a.generator, "claude", a.size_mb, 201, f"claude{a.size_mb}.log")),
@@ -153,6 +187,7 @@ def main():
             if shutil.which("jq"):
                 results["peer: jq (pair.jq)"] = timed(["jq", "-n", "-R", "-f", os.path.join(peer_dir, "pair.jq"), path])
         per_corpus[fmt] = results
+        per_stage.append((fmt, stages(path, os.path.join(CORPORA, f"out-{fmt}-stages"))))
         base = results["mcp-audit --threads 2"][0]
         for tool, (w, r) in results.items():
             rows.append((fmt, f"{mb:.0f}", tool, f"{w:.2f}", f"{mb / w:.0f}", f"{w / base:.2f}", f"{r:.0f}"))
@@ -175,6 +210,9 @@ def main():
         rss = max(r["mcp-audit --threads 1"][1], r["mcp-audit --threads 2"][1])
         table.append(f"| {fmt} | {ana2 / out2:.2f} | {out1 / out2:.2f}× | {100 * wc / ana2:.1f} % | "
                      f"{f'{duck[0] / out2:.1f}×' if duck else '–'} | {rss:.0f} |")
+    table += ["", "Where a run with every output goes (one run per corpus; the tables' rows and frames are built "
+              "once and shared by the CSV and the Parquet file):", ""]
+    table += stage_table(per_stage)
     text = "\n".join(table)
     print(text)
     if a.out:

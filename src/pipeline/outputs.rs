@@ -234,12 +234,17 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
         .with_context(|| format!("creating output directory {}", dir.display()))?;
     let (files, page) = crate::timings::join(
         || -> Result<()> {
-            crate::timings::stage("summary.json", || -> Result<()> {
-                let mut w = create(dir, "summary.json")?;
-                Json.render(rep, &mut w, &RenderOptions::default())?;
-                Ok(w.flush()?)
-            })?;
-            write_tables(dir, rep)
+            let (summary, tables) = crate::timings::join(
+                || {
+                    crate::timings::stage("summary.json", || -> Result<()> {
+                        let mut w = create(dir, "summary.json")?;
+                        Json.render(rep, &mut w, &RenderOptions::default())?;
+                        Ok(w.flush()?)
+                    })
+                },
+                || write_tables(dir, rep),
+            );
+            summary.and(tables)
         },
         || -> Result<()> {
             let evidence = crate::timings::stage("report.html: evidence re-read", || {
