@@ -472,7 +472,8 @@ pub struct AnalyzeArgs {
     pub allow: Vec<String>,
     /// A latency budget: exit 1 when the method's quantile (p50, p90, p99,
     /// p99.9, max) is above the duration, e.g. tools/call:p99=2s; `*` holds
-    /// every method to it, each on its own latencies (repeatable).
+    /// every method to it, each on its own latencies (repeatable). A budget
+    /// with no latency to measure passes as "not judged".
     #[arg(long, value_name = "METHOD:QUANTILE=DURATION")]
     pub max_latency: Vec<String>,
     /// Write the findings as JUnit XML: a test suite per session (per input

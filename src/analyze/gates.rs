@@ -158,6 +158,16 @@ pub struct GateResult {
     /// The method whose quantile that is (`max-latency`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
+    /// Whether the gate judged anything: `false` for a budget that found
+    /// no latency to measure (it passes, and every output says it was not
+    /// judged: `judged: false` in summary.json, a skipped JUnit case, "gate
+    /// not judged" on the terminal). Written only when `false`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub judged: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// Evaluates every gate of `policy` and `budgets` on the run, in the
@@ -202,6 +212,7 @@ fn kind_gates(a: &Analysis, policy: &Policy) -> Vec<GateResult> {
             findings: Some(n),
             value_ms: None,
             method: None,
+            judged: true,
         });
     }
     for &k in &policy.allow {
@@ -213,6 +224,7 @@ fn kind_gates(a: &Analysis, policy: &Policy) -> Vec<GateResult> {
             findings: Some(n),
             value_ms: None,
             method: None,
+            judged: true,
         });
     }
     out
@@ -241,6 +253,7 @@ fn budget_gate(a: &Analysis, sorted: &BTreeMap<&str, Sorted>, b: &LatencyBudget)
             findings: None,
             value_ms: None,
             method: None,
+            judged: false,
         };
     };
     GateResult {
@@ -255,6 +268,7 @@ fn budget_gate(a: &Analysis, sorted: &BTreeMap<&str, Sorted>, b: &LatencyBudget)
         findings: None,
         value_ms: Some(v),
         method: Some(m.to_string()),
+        judged: true,
     }
 }
 

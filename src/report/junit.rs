@@ -244,15 +244,17 @@ fn write_inputs_suite(broken: &[(&str, String)], out: &mut dyn Write) -> io::Res
     writeln!(out, "  </testsuite>")
 }
 
-/// The suite `gates`: a test case per gate, failing where it failed.
+/// The suite `gates`: a test case per gate, failing where it failed and
+/// skipped where it judged nothing (a budget with no latency to measure).
 fn write_gates_suite(r: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
     if r.gates.is_empty() {
         return Ok(());
     }
     let failed = r.gates.iter().filter(|g| !g.passed).count();
+    let skipped = r.gates.iter().filter(|g| !g.judged).count();
     writeln!(
         out,
-        r#"  <testsuite name="gates" tests="{}" failures="{failed}" errors="0" skipped="0">"#,
+        r#"  <testsuite name="gates" tests="{}" failures="{failed}" errors="0" skipped="{skipped}">"#,
         r.gates.len()
     )?;
     for g in r.gates {
@@ -261,7 +263,10 @@ fn write_gates_suite(r: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
             r#"    <testcase classname="gates" name="{}""#,
             x(&g.gate)
         )?;
-        if g.passed {
+        if !g.judged {
+            // A budget with nothing to measure: neither a pass nor a fault.
+            writeln!(out, r#"><skipped message="{}"/></testcase>"#, x(&g.detail))?;
+        } else if g.passed {
             writeln!(out, "><system-out>{}</system-out></testcase>", x(&g.detail))?;
         } else {
             writeln!(

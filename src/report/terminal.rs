@@ -592,7 +592,11 @@ fn footer(o: &mut String, r: &Report<'_>) {
         count(Severity::Info)
     );
     for g in r.gates {
-        let verdict = if g.passed { "passed" } else { "FAILED" };
+        let verdict = match (g.judged, g.passed) {
+            (false, _) => "not judged",
+            (true, true) => "passed",
+            (true, false) => "FAILED",
+        };
         wrap(
             o,
             "",

@@ -58,7 +58,8 @@ fn latency_budgets_fail_the_run_and_say_why() {
              "detail": "tools/call max 253.058 ms over 4 latencies",
              "value_ms": 253.058, "method": "tools/call"},
             {"gate": "max-latency sampling/createMessage p99 <= 1000 ms", "passed": true,
-             "detail": "no request of sampling/createMessage in the capture (is the method name right?): nothing to judge"}
+             "detail": "no request of sampling/createMessage in the capture (is the method name right?): nothing to judge",
+             "judged": false}
         ])
     );
     let (code, _) = summary(&["--fail-on", "never", "--max-latency", "*:p99=300ms"]);
@@ -125,7 +126,8 @@ fn unknown_kinds_are_usage_errors() {
 }
 
 /// A budget for a method the capture never saw (a misspelt name) passes,
-/// as there is nothing to judge, and says so on stderr.
+/// as there is nothing to judge, and every output says it was not judged:
+/// stderr, the terminal's gate line, a skipped JUnit case.
 #[test]
 fn a_budget_that_judged_nothing_warns() {
     let cap = capture();
@@ -141,5 +143,26 @@ fn a_budget_that_judged_nothing_warns() {
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         "mcp-audit: warning: max-latency tool/call p99 <= 1000 ms: no request of tool/call in the capture (is the method name right?): nothing to judge\n"
+    );
+    let junit = crate::common::out_dir("budget_judged_nothing").join("r.xml");
+    let o = mcp_audit(&[
+        &cap,
+        "--fail-on",
+        "never",
+        "--max-latency",
+        "tool/call:p99=1s",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("gate not judged: max-latency tool/call p99 <= 1000 ms: no request of tool/call"),
+        "{out}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<testsuite name="gates" tests="1" failures="0" errors="0" skipped="1">"#)
+            && xml.contains(r#"<testcase classname="gates" name="max-latency tool/call p99 &lt;= 1000 ms"><skipped message="no request of tool/call in the capture (is the method name right?): nothing to judge"/></testcase>"#),
+        "{xml}"
     );
 }
