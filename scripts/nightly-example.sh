@@ -24,6 +24,12 @@ prev=$(date -u -d "$day -1 day" +%F) || exit 2
 
 [ -d "$logs/$day" ] || { echo "nightly: $logs/$day: no such folder" >&2; exit 2; }
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+# OUT equal to LOGS would write tonight's outputs into the day's own
+# folder, among the captures it reads.
+if [ "$(cd "$logs/$day" && pwd)" = "$out/$day" ]; then
+  echo "nightly: OUT/$day is LOGS/$day ($out/$day): the outputs would be written among the captures; give an OUT outside LOGS/$day" >&2
+  exit 2
+fi
 # Run inside the day's folder, so that inputs and sessions are named alike
 # every night (`./app.log`, not `/var/log/mcp/2026-12-01/app.log`) and the
 # diff lists only the ones really added or gone. Findings alone never fail

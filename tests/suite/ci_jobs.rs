@@ -206,7 +206,7 @@ fn the_workflow_audit_step_fails_a_fault_and_passes_health() {
 /// diff.md); the second adds the cross-wired capture, so its error kinds
 /// went up (exit 1, diff.md says REGRESSION and lists them); the third is
 /// the second again (exit 0, "no regression"); a night whose folder holds
-/// no traffic exits 2.
+/// no traffic exits 2, and so does OUT given as LOGS, saying why.
 #[test]
 fn the_nightly_script_fails_on_a_regression_only() {
     let work = out_dir("nightly_job");
@@ -267,4 +267,21 @@ fn the_nightly_script_fails_on_a_regression_only() {
 
     let (code, stderr, _) = run("2026-12-02");
     assert_eq!(code, Some(2), "{stderr}");
+
+    let o = Command::new("bash")
+        .arg(&script)
+        .args([logs.to_str().unwrap(), logs.to_str().unwrap(), "2026-12-01"])
+        .env("PATH", path_with_binary())
+        .output()
+        .expect("bash");
+    assert_eq!(
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            Some(2),
+            format!(
+                "nightly: OUT/2026-12-01 is LOGS/2026-12-01 ({}/2026-12-01): the outputs would be written among the captures; give an OUT outside LOGS/2026-12-01\n",
+                logs.canonicalize().unwrap().display()
+            )
+        )
+    );
 }
