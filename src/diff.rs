@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::analyze::{FindingKind, Severity};
 
 /// What one side of a diff holds.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Side {
     /// Findings per kind (every kind `findings_by_kind` names).
     pub kinds: BTreeMap<String, u64>,
@@ -370,6 +370,12 @@ pub struct Diff {
     pub inputs_added: Vec<String>,
     /// Inputs in OLD only.
     pub inputs_gone: Vec<String>,
+    /// The two sides' input folders (OLD's, NEW's) when some inputs or
+    /// sessions were matched by their names under them: the same names
+    /// under `/logs/2026-12-01/` and `/logs/2026-12-02/` are the same
+    /// inputs, not all added and all gone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_under: Option<(String, String)>,
     /// Methods on both sides whose p50 or p99 changed.
     pub latency: Vec<LatencyChange>,
     /// The p99 threshold (percent).
@@ -434,21 +440,66 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64, min_latencies: u64) -> Diff
             })
         })
         .collect();
-    let only = |a: &BTreeSet<String>, b: &BTreeSet<String>| -> Vec<String> {
-        a.difference(b).cloned().collect()
-    };
+    let folders = (common_folder(&old.inputs), common_folder(&new.inputs));
+    let (o, n) = (folders.0.as_str(), folders.1.as_str());
+    let (inputs_added, in_rel) = only(&new.inputs, n, &old.inputs, o);
+    let (inputs_gone, _) = only(&old.inputs, o, &new.inputs, n);
+    let (sessions_added, s_rel) = only(&new.sessions, n, &old.sessions, o);
+    let (sessions_gone, _) = only(&old.sessions, o, &new.sessions, n);
     let regression = kinds.iter().any(|k| k.regression) || latency.iter().any(|l| l.regression);
     Diff {
         kinds,
-        sessions_added: only(&new.sessions, &old.sessions),
-        sessions_gone: only(&old.sessions, &new.sessions),
-        inputs_added: only(&new.inputs, &old.inputs),
-        inputs_gone: only(&old.inputs, &new.inputs),
+        sessions_added,
+        sessions_gone,
+        inputs_added,
+        inputs_gone,
+        matched_under: (in_rel || s_rel).then_some(folders),
         latency,
         p99_regression_pct: p99_pct,
         min_latencies,
         regression,
     }
+}
+
+/// The folder (ending in `/`) that holds every one of `inputs`, or `""`.
+fn common_folder(inputs: &BTreeSet<String>) -> String {
+    let (Some(first), Some(last)) = (inputs.first(), inputs.last()) else {
+        return String::new();
+    };
+    // In sorted order, the prefix of the first and last is everyone's.
+    let common = first
+        .bytes()
+        .zip(last.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    first[..common]
+        .rfind('/')
+        .map_or_else(String::new, |i| first[..=i].to_string())
+}
+
+/// The names of `a` that `b` lacks, and whether any name was matched only
+/// under the sides' folders. A name is matched exactly first; of the rest,
+/// one whose part under `a_dir` is some unmatched `b` name's part under
+/// `b_dir` is the same input (or session) moved with its folder.
+fn only(
+    a: &BTreeSet<String>,
+    a_dir: &str,
+    b: &BTreeSet<String>,
+    b_dir: &str,
+) -> (Vec<String>, bool) {
+    let under = |s: &'_ str, dir: &str| -> String { s.strip_prefix(dir).unwrap_or(s).to_string() };
+    let b_left: BTreeSet<String> = b.difference(a).map(|s| under(s, b_dir)).collect();
+    let mut moved = false;
+    let gone = a
+        .difference(b)
+        .filter(|s| {
+            let found = a_dir != b_dir && b_left.contains(&under(s, a_dir));
+            moved |= found;
+            !found
+        })
+        .cloned()
+        .collect();
+    (gone, moved)
 }
 
 /// The diff as text (`markdown`: a Markdown section to paste into a pull
@@ -467,6 +518,15 @@ pub fn text(d: &Diff, markdown: bool) -> String {
     }
     kinds_text(&mut o, d, markdown);
     latency_text(&mut o, d, markdown);
+    if let Some((old_dir, new_dir)) = &d.matched_under {
+        let (a, b) = if markdown {
+            (md_esc(old_dir), md_esc(new_dir))
+        } else {
+            (esc(old_dir), esc(new_dir))
+        };
+        let bullet = if markdown { "- " } else { "" };
+        let _ = writeln!(o, "{bullet}inputs matched by their names under {a} and {b}");
+    }
     for (label, list) in [
         ("inputs added", &d.inputs_added),
         ("inputs gone", &d.inputs_gone),
@@ -716,5 +776,56 @@ mod tests {
         assert!(d.regression);
         let calm = compare(&old, &old, 20.0, 20);
         assert!(!calm.regression && calm.kinds.is_empty() && calm.latency.is_empty());
+    }
+
+    /// Two nights analysed as `/logs/DAY/`: the same file names are the
+    /// same inputs and sessions; only b.log is gone and c.log added. A
+    /// shard side whose inputs keep their names matches exactly.
+    #[test]
+    fn inputs_under_dated_folders_match_by_name() {
+        let night = |day: &str, files: &[&str]| {
+            let mut s = side(&[], &[], &[]);
+            for f in files {
+                s.inputs.insert(format!("/logs/{day}/{f}"));
+                s.sessions.insert(format!("/logs/{day}/{f}: s1"));
+            }
+            s
+        };
+        let old = night("2026-12-01", &["a.log", "b.log"]);
+        let new = night("2026-12-02", &["a.log", "c.log"]);
+        let d = compare(&old, &new, 20.0, 20);
+        assert_eq!(
+            (
+                d.inputs_added.clone(),
+                d.inputs_gone.clone(),
+                d.sessions_added.clone(),
+                d.sessions_gone.clone()
+            ),
+            (
+                vec!["/logs/2026-12-02/c.log".to_string()],
+                vec!["/logs/2026-12-01/b.log".to_string()],
+                vec!["/logs/2026-12-02/c.log: s1".to_string()],
+                vec!["/logs/2026-12-01/b.log: s1".to_string()]
+            )
+        );
+        assert_eq!(
+            d.matched_under,
+            Some((
+                "/logs/2026-12-01/".to_string(),
+                "/logs/2026-12-02/".to_string()
+            ))
+        );
+        assert!(text(&d, false).contains(
+            "inputs matched by their names under /logs/2026-12-01/ and /logs/2026-12-02/\n"
+        ));
+        let mut web1 = side(&[], &[], &[]);
+        web1.inputs.insert("host=web1: logs/a.log".into());
+        let mut both = web1.clone();
+        both.inputs.insert("host=web2: logs/a.log".into());
+        let d = compare(&web1, &both, 20.0, 20);
+        assert_eq!(
+            (d.inputs_added, d.inputs_gone, d.matched_under),
+            (vec!["host=web2: logs/a.log".to_string()], vec![], None)
+        );
     }
 }

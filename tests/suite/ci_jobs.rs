@@ -275,7 +275,10 @@ fn the_nightly_script_fails_on_a_regression_only() {
         .output()
         .expect("bash");
     assert_eq!(
-        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned()),
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned()
+        ),
         (
             Some(2),
             format!(

@@ -156,7 +156,9 @@ fn a_budget_that_judged_nothing_warns() {
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("gate not judged: max-latency tool/call p99 <= 1000 ms: no request of tool/call"),
+        out.contains(
+            "gate not judged: max-latency tool/call p99 <= 1000 ms: no request of tool/call"
+        ),
         "{out}"
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
