@@ -146,6 +146,7 @@ impl Req {
             evidence: self.evidence,
             detail,
             gap: false,
+            by_traffic: false,
         }
     }
 
@@ -664,6 +665,7 @@ impl Walker<'_> {
             evidence: evidence(f),
             detail,
             gap: false,
+            by_traffic: false,
         }
     }
 
@@ -1948,6 +1950,7 @@ impl Walker<'_> {
                 m.id.json_text()
             ),
             gap: false,
+            by_traffic: false,
         });
     }
 
@@ -2255,6 +2258,7 @@ impl Walker<'_> {
             evidence: at.1,
             detail,
             gap: false,
+            by_traffic: false,
         }
     }
 

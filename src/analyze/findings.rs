@@ -161,9 +161,19 @@ pub struct Finding {
     /// session's first `initialize` / `server/discover`). Reported as
     /// `info`, never failing `--fail-on`; the detail says why.
     pub gap: bool,
+    /// Of those, the ones the traffic itself explains, not the capture (a
+    /// server's start-up, progress it reported on a long call): `info`,
+    /// but no capture gap, so `--fail-on-kind` still counts them and
+    /// SARIF's and OTLP's `capture_gap` is false.
+    pub by_traffic: bool,
 }
 
 impl Finding {
+    /// Whether what the capture lost explains it (DESIGN.md rule 12).
+    pub fn capture_gap(&self) -> bool {
+        self.gap && !self.by_traffic
+    }
+
     /// Its severity: the kind's, or `info` when a capture gap explains it.
     pub fn severity(&self) -> Severity {
         if self.gap {

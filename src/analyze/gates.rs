@@ -129,9 +129,11 @@ pub struct Policy {
 impl Policy {
     /// Whether `f` fails the run: never when a capture gap explains it or
     /// its kind is allowed; always when its kind is named by
-    /// `--fail-on-kind`; else when its severity reaches the floor.
+    /// `--fail-on-kind` (an `info` the traffic explains, a `slow_tail` with
+    /// progress, included: whatever its severity); else when its severity
+    /// reaches the floor (an explained finding is `info`).
     pub fn fails(&self, f: &Finding) -> bool {
-        if f.gap || self.allow.contains(&f.kind) {
+        if f.capture_gap() || self.allow.contains(&f.kind) {
             return false;
         }
         self.fail_on_kind.contains(&f.kind) || self.floor.is_some_and(|fl| f.severity() >= fl)
@@ -194,7 +196,7 @@ fn kind_gates(a: &Analysis, policy: &Policy) -> Vec<GateResult> {
     let count = |k: FindingKind, gaps: bool| {
         a.findings
             .iter()
-            .filter(|f| f.kind == k && f.gap == gaps)
+            .filter(|f| f.kind == k && f.capture_gap() == gaps)
             .count() as u64
     };
     for &k in &policy.fail_on_kind {

@@ -253,7 +253,7 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
                 // launched for it): `info`, never failing a run.
                 if qi == 0 && matches!(q.method.as_deref(), Some("initialize" | "server/discover"))
                 {
-                    f.gap = true;
+                    (f.gap, f.by_traffic) = (true, true);
                     f.detail.push_str(
                         "; it is the session's first request, which waits for the server's start-up (info)",
                     );
@@ -266,7 +266,7 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
                     // The server said it was working on it (MCP progress,
                     // FORMATS.md §3.5): a long-running operation, as its
                     // server reported, not a stalled one.
-                    f.gap = true;
+                    (f.gap, f.by_traffic) = (true, true);
                     f.detail.push_str(&format!(
                         "; the server reported progress on it ({n} notification{}): a long-running operation it kept the caller informed of (info)",
                         if n == 1 { "" } else { "s" }

@@ -147,7 +147,28 @@ fn is_start(line: &str) -> bool {
 /// `error` is a reply whose content the bridge did not log. `None` when the
 /// summary is no JSON object.
 pub fn summary_message(json: &str) -> Option<Message> {
-    parse_message(json).ok().map(summarised)
+    let m = parse_message(json).ok()?;
+    // `params` logged as a JSON string: read its text as the params (a
+    // cancellation's `requestId`, a call's `_meta.progressToken`).
+    let unwrapped = json
+        .contains("\"params\":\"")
+        .then(|| params_unwrapped(json))
+        .flatten()
+        .and_then(|text| parse_message(&text).ok());
+    Some(summarised(unwrapped.unwrap_or(m)))
+}
+
+/// The summary `json` with its string `params` replaced by the object or
+/// array that string holds; `None` when it holds none.
+fn params_unwrapped(json: &str) -> Option<String> {
+    let mut v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let inner = v.get("params")?.as_str()?;
+    let params: serde_json::Value = serde_json::from_str(inner).ok()?;
+    if !(params.is_object() || params.is_array()) {
+        return None;
+    }
+    v["params"] = params;
+    Some(v.to_string())
 }
 
 /// A message read from a summary, rebuilt (FORMATS.md §8.3.9).
@@ -321,6 +342,15 @@ mod tests {
         assert_eq!(
             (m.kind, m.has_result, m.has_error, m.error_code),
             (Kind::Response, false, true, Some(-32601))
+        );
+        // A cancellation's params, logged as a JSON string, name the request.
+        let m = summary_message(
+            "{\"method\":\"notifications/cancelled\",\"params\":\"{\\\"requestId\\\":12,\\\"reason\\\":\\\"user cancelled\\\"}\"}",
+        )
+        .unwrap();
+        assert_eq!(
+            (m.kind, m.extra.as_ref().and_then(|e| e.cancel_id.clone())),
+            (Kind::Notification, Some(Id::Int(12)))
         );
         let m = summary_message("{\"method\":\"notifications/progress\"}").unwrap();
         assert_eq!((m.kind, m.id), (Kind::Notification, Id::Absent));

@@ -1039,7 +1039,7 @@ fn finding_event(ts: Micros, f: &Finding) -> Value {
         attr_s("mcp_audit.finding.severity", f.severity().as_str()),
         attr_s("mcp_audit.finding.detail", &f.detail),
         attr_s("mcp_audit.finding.location", &f.location.describe()),
-        attr_b("mcp_audit.finding.capture_gap", f.gap),
+        attr_b("mcp_audit.finding.capture_gap", f.capture_gap()),
     ];
     if let FindingId::One(id) = &f.id
         && let Some(t) = request_id(id)

@@ -128,7 +128,7 @@ fn result(r: &Report<'_>, f: &Finding, allowed: bool) -> Value {
             "session": escape_controls(&f.session),
             "id": f.id.to_json(),
             "method": f.method.as_deref().map(escape_controls),
-            "capture_gap": f.gap,
+            "capture_gap": f.capture_gap(),
         },
     });
     if allowed {

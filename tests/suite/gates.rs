@@ -168,3 +168,27 @@ fn a_budget_that_judged_nothing_warns() {
         "{xml}"
     );
 }
+
+/// `--fail-on-kind` names a kind the user wants to fail on whatever its
+/// severity: a `slow_tail` the traffic explains (here the first request,
+/// `server/discover`, waiting 1801 ms for the server's start-up, 10× the
+/// median 174 ms — read off the capture's own timestamps) is `info`, but
+/// it is no capture gap, so the gate counts it and fails the run. A
+/// finding the capture lost (a gap) would not.
+#[test]
+fn fail_on_kind_counts_a_slow_tail_the_traffic_explains() {
+    let cap = root()
+        .join("tests/data/real4/mixed/stdio_py-mcp-1.30.0__ts-client-2.4.0.envelope.jsonl")
+        .display()
+        .to_string();
+    let o = mcp_audit(&[&cap, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "an info alone fails nothing");
+    let o = mcp_audit(&[&cap, "--json", "--fail-on-kind", "slow_tail"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("summary.json on stdout");
+    assert_eq!(
+        v["gates"],
+        json!([{"gate": "fail-on-kind slow_tail", "passed": false, "findings": 1,
+                "detail": "1 slow_tail finding(s)"}])
+    );
+}
