@@ -260,6 +260,10 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
     let mut parser = SseParser::default();
     let mut key: std::sync::Arc<str> = input.name.into();
     let mut in_headers = false;
+    // The block's body is one JSON document (`Content-Type:
+    // application/json`, a POST's answer), not an event stream.
+    let mut json_block = false;
+    let mut body = JsonBody::default();
     let mut event_no = 0u64;
     for mut line in sse_lines(input.text) {
         if line.number == 1
@@ -270,9 +274,12 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         }
         if is_status_line(line.text) {
             unfinished(&parser, None, &mut parsed.errors);
+            body.flush(&input, &key, &mut parsed);
+            body.status = line.text.split_once(' ').map_or("", |(_, s)| s).to_string();
             parser = SseParser::default();
             key = input.name.into();
             in_headers = true;
+            json_block = false;
             continue;
         }
         if in_headers {
@@ -283,7 +290,15 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
                 if name.trim().eq_ignore_ascii_case("mcp-session-id") && !value.is_empty() {
                     key = value.into();
                 }
+                if name.trim().eq_ignore_ascii_case("content-type") {
+                    let v = value.to_ascii_lowercase();
+                    json_block = v.contains("json") && !v.contains("event-stream");
+                }
             }
+            continue;
+        }
+        if json_block {
+            body.line(&line);
             continue;
         }
         if !line.terminated {
@@ -320,7 +335,75 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         }));
     }
     unfinished(&parser, None, &mut parsed.errors);
+    body.flush(&input, &key, &mut parsed);
     parsed
+}
+
+/// The body of a `curl -i` block whose `Content-Type` is JSON (an HTTP
+/// answer that is one JSON-RPC message or array, such as a 400 with an
+/// error, FORMATS.md §2.1): its non-blank lines, read as one frame at the
+/// next status line or the end.
+#[derive(Default)]
+struct JsonBody {
+    /// 1-based line and byte offset of its first non-blank line.
+    first: Option<(u64, usize)>,
+    /// Byte offset just past its last non-blank line.
+    end: usize,
+    /// The block's status code and reason (`401 Unauthorized`).
+    status: String,
+}
+
+impl JsonBody {
+    fn line(&mut self, line: &SseLine<'_>) {
+        if line.text.trim().is_empty() {
+            return;
+        }
+        self.first.get_or_insert((line.number, line.offset));
+        self.end = line.offset + line.text.len();
+    }
+
+    /// The body as one server→client frame (none when it was empty).
+    fn flush(&mut self, input: &Input<'_>, key: &std::sync::Arc<str>, parsed: &mut Parsed) {
+        let Some((line, offset)) = self.first.take() else {
+            return;
+        };
+        let text = &input.text[offset..self.end];
+        if !text.contains("\"jsonrpc\"") {
+            // An OAuth refusal (`{"error":"invalid_token"}`), a proxy's
+            // error page: an answer, but no JSON-RPC message.
+            parsed.errors.push(
+                Diagnostic::line(
+                    line,
+                    format!(
+                        "the body of an HTTP {} answer is JSON but no JSON-RPC message (no \"jsonrpc\" member): not traffic, not read",
+                        self.status
+                    ),
+                )
+                .notice(),
+            );
+            return;
+        }
+        parsed.records.push(Record::Frame(Frame {
+            key: key.clone(),
+            split: Split::Never,
+            direction: Some(Direction::S2c),
+            ts: None,
+            stated_latency: None,
+            event_id: None,
+            prov: Provenance {
+                file: input.file,
+                location: Location {
+                    line: Some(line),
+                    event: None,
+                    entry: None,
+                },
+                offset: offset as u64,
+                len: u32::try_from(text.len()).unwrap_or(u32::MAX),
+            },
+            payload: parse_payload(text).unwrap_or(Payload::Unparseable),
+            http: None,
+        }));
+    }
 }
 
 /// An event the stream ends inside (no blank line after it, or a new
@@ -514,6 +597,65 @@ mod tests {
             && f.ts.is_none()
             && f.split == Split::Never));
         assert_eq!(&text[frames[0].prov.offset as usize..][..5], "id: 1");
+    }
+
+    /// A `curl -i` block answered with `Content-Type: application/json`
+    /// (a Streamable HTTP server refusing a POST with a JSON-RPC error,
+    /// or answering it in one body) is one frame of its whole body, at its
+    /// first line, between event-stream blocks.
+    #[test]
+    fn a_json_answer_block_is_one_frame() {
+        let text = "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n\r\n\
+                    {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\r\n\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}\r\n\
+                    HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nmcp-session-id: S9\r\n\r\n\
+                    event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\r\n\
+                    HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n\r\n\
+                    [{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]\r\n\
+                    HTTP/1.1 202 Accepted\r\ncontent-type: application/json\r\n\r\n\
+                    HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\n\r\n{\"error\":\"invalid_token\"}\r\n";
+        let p = parse_raw(Input {
+            file: 0,
+            name: "c.txt",
+            text,
+        });
+        let notes: Vec<String> = p
+            .errors
+            .iter()
+            .map(|e| e.clone().named("c.txt").to_string())
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                "c.txt: line 23: the body of an HTTP 401 Unauthorized answer is JSON but no JSON-RPC message (no \"jsonrpc\" member): not traffic, not read"
+            ]
+        );
+        assert!(p.errors[0].notice);
+        let frames: Vec<&Frame> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some(f),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(frames.len(), 3);
+        let at = |f: &Frame| &text[f.prov.offset as usize..][..f.prov.len as usize];
+        assert_eq!(
+            at(frames[0]),
+            "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\r\n\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}"
+        );
+        assert_eq!(frames[0].prov.location.line, Some(4));
+        assert_eq!(&*frames[0].key, "c.txt");
+        assert!(matches!(&frames[0].payload,
+            Payload::Single(m) if m.kind == Kind::Response && m.error_code == Some(-32000)));
+        assert_eq!(&*frames[1].key, "S9");
+        assert_eq!(frames[1].prov.location.event, Some(1));
+        assert_eq!(
+            at(frames[2]),
+            "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]"
+        );
+        assert_eq!(frames[2].prov.location.line, Some(16));
+        assert!(matches!(&frames[2].payload, Payload::Batch(b) if b.len() == 1));
     }
 
     /// Every raw `.sse` sample against its `.expected.json` counts. b20's
