@@ -237,6 +237,15 @@ fn is_status_line(text: &str) -> bool {
     version_ok && status_ok
 }
 
+/// Where in `text` (a line of a JSON body) the next answer's status line
+/// starts when curl wrote it after the body without a line end; `None`
+/// when none does.
+fn glued_status(text: &str) -> Option<usize> {
+    text.match_indices("HTTP/")
+        .map(|(p, _)| p)
+        .find(|&p| p > 0 && is_status_line(&text[p..]))
+}
+
 /// Reads a raw SSE capture (FORMATS.md §5; DESIGN.md rules 1 and 11).
 ///
 /// The file is `curl -N` output: an event stream, or with `-i` one or more
@@ -271,6 +280,19 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         {
             line.text = rest;
             line.offset += '\u{feff}'.len_utf8();
+        }
+        if json_block
+            && !in_headers
+            && let Some(p) = glued_status(line.text)
+        {
+            // curl writes the next answer's status line right after a body
+            // with no line end (`…}HTTP/1.1 200 OK`): the body ends there.
+            body.line(&SseLine {
+                text: &line.text[..p],
+                ..line
+            });
+            line.text = &line.text[p..];
+            line.offset += p;
         }
         if is_status_line(line.text) {
             unfinished(&parser, None, &mut parsed.errors);
@@ -602,11 +624,12 @@ mod tests {
     /// A `curl -i` block answered with `Content-Type: application/json`
     /// (a Streamable HTTP server refusing a POST with a JSON-RPC error,
     /// or answering it in one body) is one frame of its whole body, at its
-    /// first line, between event-stream blocks.
+    /// first line, between event-stream blocks; curl writes the next status
+    /// line right after a body with no line end (tests/data/real4/curl).
     #[test]
     fn a_json_answer_block_is_one_frame() {
         let text = "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n\r\n\
-                    {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\r\n\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}\r\n\
+                    {\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\r\n\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}\
                     HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nmcp-session-id: S9\r\n\r\n\
                     event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n\r\n\
                     HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n\r\n\
@@ -626,7 +649,7 @@ mod tests {
         assert_eq!(
             notes,
             [
-                "c.txt: line 23: the body of an HTTP 401 Unauthorized answer is JSON but no JSON-RPC message (no \"jsonrpc\" member): not traffic, not read"
+                "c.txt: line 22: the body of an HTTP 401 Unauthorized answer is JSON but no JSON-RPC message (no \"jsonrpc\" member): not traffic, not read"
             ]
         );
         assert!(p.errors[0].notice);
@@ -654,7 +677,7 @@ mod tests {
             at(frames[2]),
             "[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]"
         );
-        assert_eq!(frames[2].prov.location.line, Some(16));
+        assert_eq!(frames[2].prov.location.line, Some(15));
         assert!(matches!(&frames[2].payload, Payload::Batch(b) if b.len() == 1));
     }
 

@@ -113,6 +113,7 @@ real_in! {
     real3_sse_server_everything => "tests/data/real3", "sse_server-everything-post.curl-i.sse";
     real3_sse_curl_i => "tests/data/real3", "sse_streamable-post.curl-i.sse";
     real3_sse_curl => "tests/data/real3", "sse_streamable-post.curl.sse";
+    real4_curl_json_refusals => "tests/data/real4/curl", "curl_py-mcp-1.30.0__refusals.curl-i.sse";
     real3_mitmproxy_receive_zero => "tests/data/real3", "x_har_mitmproxy__py1-streamable-feature-run.har";
     i12_har_fastmcp_4_1_4_tasks_tasks => "tests/data/real4/issue12", "har_fastmcp-4.1.4-tasks__tasks.har";
     i12_har_fastmcp_4_2_3_client_timeout => "tests/data/real4/issue12", "har_fastmcp-4.2.3__client-timeout.har";
