@@ -178,7 +178,7 @@ real_in! {
 /// the truth (client tap) has request 3 cancelled, a `cancelled_request`
 /// info; mcp-audit does not read that string `params` in this shape yet
 /// (`tests/data/real4/remote-cancel/README.md`), so these fail today and are
-/// ignored until it does. Run with `cargo test --test suite -- --ignored`.
+/// ignored until it does: `cargo test --release --test suite cases:: -- --ignored`.
 macro_rules! real_in_failing {
     ($($name:ident => $dir:literal, $file:literal;)*) => {$(
         #[test]
