@@ -29,7 +29,7 @@
 use super::grammar::{continue_body, iso_ts};
 use super::input::Input;
 use super::lines::{Line, Lines};
-use super::objdump::{Body, read_body};
+use super::objdump::{Body, inspect_json, read_body};
 use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::parse_message;
 use crate::record::{Direction, Kind, Message, Parsed, Payload};
@@ -222,7 +222,19 @@ impl LineReader for McpRemote {
                 let part = body.trim_matches([' ', '\t', '\r', '\n']);
                 match read_body(part) {
                     Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _) => {
-                        sink.frame(at, part, Payload::Single(summarised(m)))
+                        // `params: '{"requestId":3,…}'`: a string, as in the
+                        // debug file's summaries.
+                        let unwrapped = part
+                            .contains("params: '")
+                            .then(|| inspect_json(part))
+                            .flatten()
+                            .and_then(|json| params_unwrapped(&json))
+                            .and_then(|text| parse_message(&text).ok());
+                        sink.frame(
+                            at,
+                            part,
+                            Payload::Single(summarised(unwrapped.unwrap_or(m))),
+                        )
                     }
                     _ => sink.non_json(at, part),
                 }

@@ -81,6 +81,19 @@ pub fn read_member(text: &str, name: &str) -> Option<Body> {
     Some(body_of(&inner, lost))
 }
 
+/// The JSON that `JSON.stringify` would give for util.inspect text read
+/// whole (placeholders as empty containers or `null`); `None` when it is
+/// no object or array, or was read only in part.
+pub fn inspect_json(text: &str) -> Option<String> {
+    let (v, lost) = read_inspect(text.trim_matches([' ', '\t', '\r', '\n']))?;
+    if !lost.is_empty() {
+        return None;
+    }
+    let mut json = String::new();
+    v.write_json(&mut json);
+    Some(json)
+}
+
 /// The value of util.inspect text and what could not be read of it;
 /// `None` when it opens no object or array.
 fn read_inspect(t: &str) -> Option<(V, Vec<String>)> {

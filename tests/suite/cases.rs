@@ -156,6 +156,8 @@ real_in! {
     real4_mcp_proxy_npm_sse => "tests/data/real4/bridge", "x_stdio_mcp-proxy-npm-sse.debug.log";
     real4_mcp_remote_stream_cancel_debug_file => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-stream-cancel.debug-file.log";
     real4_mcp_remote_sse_cancel_debug_file => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-sse-cancel.debug-file.log";
+    real4_mcp_remote_stream_cancel_debug_stderr => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-stream-cancel.debug-stderr.log";
+    real4_mcp_remote_sse_cancel_debug_stderr => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-sse-cancel.debug-stderr.log";
     real2_supergateway_sse => "tests/data/real2", "x_stdio_supergateway-sse.log";
     real3_supergateway_sse_to_stdio => "tests/data/real3", "x_stdio_supergateway-sse-to-stdio.log";
     real4_mcpsnoop_stdio => "tests/data/real4/mcpsnoop", "mcpsnoop-0.18.0_stdio__everything.jsonl";
@@ -172,28 +174,6 @@ real_in! {
     real4_mcp_recorder_stdio => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__stdio-feature-run.json";
     real4_inspector_history => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-connect-replay.json";
     real4_inspector_history_progress => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-tools-progress.json";
-}
-
-/// The stderr of the same two mcp-remote `--debug` cancel runs, which
-/// logs each summary as util.inspect (`  params: '{"requestId":3,…}'`):
-/// the truth (client tap) has request 3 cancelled, a `cancelled_request`
-/// info; mcp-audit does not read that string `params` in this shape yet
-/// (`tests/data/real4/remote-cancel/README.md`), so these fail today and are
-/// ignored until it does: `cargo test --release --test suite cases:: -- --ignored`.
-macro_rules! real_in_failing {
-    ($($name:ident => $dir:literal, $file:literal;)*) => {$(
-        #[test]
-        #[ignore = "mcp-audit misses the cancel in mcp-remote's util.inspect stderr (tests/data/real4/remote-cancel/README.md)"]
-        fn $name() {
-            let dir = root().join($dir);
-            check_case(&dir.join($file), &dir.join(concat!($file, ".expected.json")), stringify!($name));
-        }
-    )*};
-}
-
-real_in_failing! {
-    real4_mcp_remote_stream_cancel_debug_stderr => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-stream-cancel.debug-stderr.log";
-    real4_mcp_remote_sse_cancel_debug_stderr => "tests/data/real4/remote-cancel", "x_stdio_mcp-remote-sse-cancel.debug-stderr.log";
 }
 
 /// Real captures that hold no JSON-RPC traffic (a client that hung before
