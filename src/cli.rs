@@ -516,8 +516,13 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
     } else {
         (t.as_str(), 1_000.0)
     };
+    // A million hours (114 years): longer is a typo, not a wait.
+    const LONGEST_US: f64 = 1e6 * 3_600_000_000.0;
     match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * mul).round() as i64),
+        Ok(v) if v.is_finite() && v >= 0.0 && v * mul <= LONGEST_US => Ok((v * mul).round() as i64),
+        Ok(v) if v >= 0.0 => Err(format!(
+            "`{text}` is longer than 1000000h, the longest duration mcp-audit takes"
+        )),
         Ok(v) if v < 0.0 => Err(format!(
             "`{text}` is negative; a duration is 0 or more (e.g. 60s, 1500ms, 2m)"
         )),
@@ -731,6 +736,11 @@ mod tests {
         assert_eq!(parse_duration_us("2m"), Ok(120_000_000));
         assert_eq!(parse_duration_us("250"), Ok(250_000));
         assert!(parse_duration_us("soon").is_err());
+        assert_eq!(parse_duration_us("1000000h"), Ok(3_600_000_000_000_000));
+        assert_eq!(
+            parse_duration_us("99999999999999999999h"),
+            Err("`99999999999999999999h` is longer than 1000000h, the longest duration mcp-audit takes".into())
+        );
     }
 
     #[test]
