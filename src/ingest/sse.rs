@@ -307,15 +307,8 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         if in_headers {
             if line.text.is_empty() {
                 in_headers = false;
-            } else if let Some((name, value)) = line.text.split_once(':') {
-                let value = value.trim();
-                if name.trim().eq_ignore_ascii_case("mcp-session-id") && !value.is_empty() {
-                    key = value.into();
-                }
-                if name.trim().eq_ignore_ascii_case("content-type") {
-                    let v = value.to_ascii_lowercase();
-                    json_block = v.contains("json") && !v.contains("event-stream");
-                }
+            } else {
+                header_line(line.text, &mut key, &mut json_block);
             }
             continue;
         }
@@ -334,31 +327,60 @@ pub fn parse_raw(input: Input<'_>) -> Parsed {
         if ev.event_type != "message" || ev.data.is_empty() {
             continue;
         }
-        let payload = parse_payload(&ev.data).unwrap_or(Payload::Unparseable);
-        parsed.records.push(Record::Frame(Frame {
-            key: key.clone(),
-            split: Split::Never,
-            direction: Some(Direction::S2c),
-            ts: None,
-            stated_latency: None,
-            event_id: SseEventId::new(&ev.last_event_id, &ev.data),
-            prov: Provenance {
-                file: input.file,
-                location: Location {
-                    line: Some(ev.line),
-                    event: Some(event_no),
-                    entry: None,
-                },
-                offset: ev.offset,
-                len: u32::try_from(ev.len).unwrap_or(u32::MAX),
-            },
-            payload,
-            http: None,
-        }));
+        parsed
+            .records
+            .push(event_frame(&input, &key, &ev, event_no));
     }
     unfinished(&parser, None, &mut parsed.errors);
     body.flush(&input, &key, &mut parsed);
     parsed
+}
+
+/// Reads one header line of a `curl -i` block: `Mcp-Session-Id` sets the
+/// session `key`, `Content-Type` says whether the body is one JSON document
+/// (`json_block`) rather than an event stream.
+fn header_line(text: &str, key: &mut std::sync::Arc<str>, json_block: &mut bool) {
+    let Some((name, value)) = text.split_once(':') else {
+        return;
+    };
+    let (name, value) = (name.trim(), value.trim());
+    if name.eq_ignore_ascii_case("mcp-session-id") && !value.is_empty() {
+        *key = value.into();
+    }
+    if name.eq_ignore_ascii_case("content-type") {
+        let v = value.to_ascii_lowercase();
+        *json_block = v.contains("json") && !v.contains("event-stream");
+    }
+}
+
+/// The server→client frame of one dispatched `message` event, `event_no`
+/// (1-based) among the file's events, in session `key`.
+fn event_frame(
+    input: &Input<'_>,
+    key: &std::sync::Arc<str>,
+    ev: &SseEvent,
+    event_no: u64,
+) -> Record {
+    Record::Frame(Frame {
+        key: key.clone(),
+        split: Split::Never,
+        direction: Some(Direction::S2c),
+        ts: None,
+        stated_latency: None,
+        event_id: SseEventId::new(&ev.last_event_id, &ev.data),
+        prov: Provenance {
+            file: input.file,
+            location: Location {
+                line: Some(ev.line),
+                event: Some(event_no),
+                entry: None,
+            },
+            offset: ev.offset,
+            len: u32::try_from(ev.len).unwrap_or(u32::MAX),
+        },
+        payload: parse_payload(&ev.data).unwrap_or(Payload::Unparseable),
+        http: None,
+    })
 }
 
 /// The body of a `curl -i` block whose `Content-Type` is JSON (an HTTP
