@@ -367,6 +367,12 @@ pub struct Walker<'c> {
     entry_batch: HashMap<u64, usize>,
     /// (requester direction, progress token) → request index (FORMATS.md §3.5).
     progress_tokens: HashMap<(Direction, Id), usize>,
+    /// Requests that named a progress token, by direction, request index
+    /// and token, until answered (pruned as [`Walker::only_token`] reads
+    /// them): the senders a progress without params may be for.
+    token_requests: Vec<(Direction, usize, Id)>,
+    /// The length at which [`Walker::token_requests`] is next pruned.
+    token_requests_cap: usize,
     /// SSE events seen, to drop replays after a reconnect (FORMATS.md §2.3).
     seen_events: HashSet<crate::record::SseEventId>,
     /// Method names seen, shared by the rows that carry them.
@@ -561,6 +567,8 @@ impl<'c> Walker<'c> {
             await_reply: [None, None],
             entry_batch: HashMap::new(),
             progress_tokens: HashMap::new(),
+            token_requests: Vec::new(),
+            token_requests_cap: 64,
             seen_events: HashSet::new(),
             methods: HashSet::new(),
             lost_requests: Vec::new(),
@@ -1332,6 +1340,13 @@ impl Walker<'_> {
         }
         if let Some(tok) = m.progress_token() {
             self.progress_tokens.insert((d, tok.clone()), ri);
+            if self.token_requests.len() >= self.token_requests_cap {
+                // Kept to the unanswered ones (amortised: the bound doubles).
+                let reqs = &self.out.requests;
+                self.token_requests.retain(|(_, ri, _)| !reqs[*ri].answered);
+                self.token_requests_cap = (2 * self.token_requests.len()).max(64);
+            }
+            self.token_requests.push((d, ri, tok.clone()));
             self.out.progress.insert(
                 ri,
                 RequestProgress {
@@ -1421,10 +1436,38 @@ impl Walker<'_> {
         sp.pending.entry(lk).or_default().push_back(ri);
     }
 
+    /// The token of a progress a bridge logged without its params (a
+    /// rebuilt summary: mcp-remote's server→client summaries keep only
+    /// method, id, result and error): the token of the one request sent
+    /// the other way that named one and is not yet answered. `None` when
+    /// the message is not rebuilt, or no request or more than one could be
+    /// its sender's.
+    fn only_token(&mut self, d: Direction, m: &Message) -> Option<Id> {
+        if !m.rebuilt {
+            return None;
+        }
+        // Answered ones leave for good: each is looked at once after.
+        let reqs = &self.out.requests;
+        self.token_requests.retain(|(_, ri, _)| !reqs[*ri].answered);
+        let mut open = self
+            .token_requests
+            .iter()
+            .filter(|(dir, ..)| *dir == d.other());
+        let (_, _, tok) = open.next()?;
+        if open.next().is_some() {
+            return None;
+        }
+        Some(tok.clone())
+    }
+
     /// Links a `notifications/progress` to the request whose
     /// `_meta.progressToken` it names (sent the other way).
     fn progress(&mut self, f: &Frame, d: Direction, m: &Message) {
-        let Some(tok) = m.progress_token() else {
+        let Some(tok) = m
+            .progress_token()
+            .cloned()
+            .or_else(|| self.only_token(d, m))
+        else {
             self.out.unlinked_progress += 1;
             return;
         };

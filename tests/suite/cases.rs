@@ -200,3 +200,30 @@ fn sse_ts_get_stream() {
         "sse_ts_get_stream",
     );
 }
+
+/// mcp-remote logs a request's params as a JSON string and a server's
+/// progress with no params at all (`{"method":"notifications/progress"}`,
+/// tests/data/real4/remote-cancel/README.md). The string is read, so
+/// request 2 names progress token 2; each progress without params goes to
+/// the one request whose token is still open. Checked by hand on the SSE
+/// debug file (lines 114-147): five progress at 37.902, .950, 38.001,
+/// .053, .104 after the request at 37.882, the result at 38.160, so the
+/// longest silence is the last 56 ms; the client tap has the five with
+/// token 2.
+#[test]
+fn mcp_remote_progress_without_params_links_to_the_open_request() {
+    let dir = root().join("tests/data/real4/remote-cancel");
+    for f in [
+        "x_stdio_mcp-remote-sse-cancel.debug-file.log",
+        "x_stdio_mcp-remote-sse-cancel.debug-stderr.log",
+    ] {
+        let o = crate::common::mcp_audit(&[dir.join(f).to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("summary.json");
+        assert_eq!(
+            v["sessions"][0]["progress"],
+            serde_json::json!({"after_response": 0, "linked": 5, "longest_silence_ms": 56.0,
+                               "requests_with_progress": 1, "unlinked": 0}),
+            "{f}"
+        );
+    }
+}
