@@ -224,6 +224,7 @@ fn targeted<'f>(
             let f = findings.get(n.wrapping_sub(1)).ok_or_else(|| {
                 usage(match findings.len() {
                     0 => format!("--finding {n}: {shown} has no findings"),
+                    1 => format!("--finding {n}: {shown} has 1 finding (numbered 1, as the row of findings.csv after its header)"),
                     c => format!("--finding {n}: {shown} has {c} findings (numbered 1 to {c}, as the rows of findings.csv after its header)"),
                 })
             })?;

@@ -38,7 +38,9 @@ pub const MARK: &str = "[REDACTED]";
 /// Header names whose value is a credential: the known ones, and any
 /// header whose name says auth, token, secret, API or subscription key,
 /// access or private key, or password (`X-Custom-Auth`,
-/// `Ocp-Apim-Subscription-Key`). `Mcp-Session-Id` is not a secret.
+/// `Ocp-Apim-Subscription-Key`), and any ending in `-Key`
+/// (`X-Functions-Key`) but `Idempotency-Key`. `Mcp-Session-Id` is not a
+/// secret.
 fn is_secret_header(name: &str) -> bool {
     if is_bookkeeping(&folded(name)) {
         return false;
@@ -59,7 +61,11 @@ fn is_secret_header(name: &str) -> bool {
     ]
     .iter()
     .any(|w| n.contains(w));
+    // A vendor's key header (`X-Functions-Key`, `X-Algolia-API-Key`);
+    // `Idempotency-Key` names a request, not a credential.
+    let vendor_key = n.ends_with("-key") && n != "idempotency-key";
     says_secret
+        || vendor_key
         || matches!(
             n,
             "cookie" | "set-cookie" | "api-key" | "apikey" | "x-api-key" | "private-token"
@@ -308,7 +314,11 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 /// `name=` and `name:` in free text (log lines, error messages, SSE data,
 /// the text inside JSON strings); [`free_text`] reads the value after it.
 static FREE_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)([A-Za-z][A-Za-z0-9_-]{0,63})([ \t]*[=:][ \t]*)").expect("valid regex")
+    Regex::new(concat!(
+        r"((?:(?-u:\b)[A-Za-z]|\\{1,2}u[0-9A-Fa-f]{4})",
+        r"(?:[A-Za-z0-9_-]|\\{1,2}u[0-9A-Fa-f]{4}){0,63})([ \t]*[=:][ \t]*)"
+    ))
+    .expect("valid regex")
 });
 
 /// The value after a free-text `name=` / `name:`: a single-quoted string
@@ -355,7 +365,10 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         // The name is the match up to its separator (no capture groups
         // needed: a search for captures costs several times a find).
         let m = all.as_str();
-        let name = &m[..m.find([' ', '\t', '=', ':']).unwrap_or(m.len())];
+        let raw = &m[..m.find([' ', '\t', '=', ':']).unwrap_or(m.len())];
+        // A name written with JSON escapes (`pass\u0077ord=…` inside a
+        // string) means what it decodes to.
+        let name: &str = &decoded_key(raw);
         // A name inside a path (`/tmp/secret: cannot read`) is a file's.
         let in_path = text[..all.start()].ends_with(['/', '\\', '.']);
         // A header's name written in text (`… Ocp-Apim-Subscription-Key:
@@ -363,7 +376,7 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         // start) names a credential as its header line does; only
         // hyphenated names before a colon are read so (`author: Jane` is
         // no header).
-        let sep = &m[name.len()..];
+        let sep = &m[raw.len()..];
         let header = name.contains('-') && sep.trim() == ":" && is_secret_header(name);
         if all.start() < done || in_path || !(is_secret_key(name) || header) {
             continue;
@@ -824,6 +837,16 @@ mod tests {
             r("sent authorization: Basic dXNlcjpwYXNz, then Authorization=Bearer [REDACTED]"),
             "sent authorization: Basic [REDACTED], then Authorization=Bearer [REDACTED]"
         );
+        // A name written with JSON escapes, in a string's text (one
+        // backslash) or a string inside a string (two).
+        assert_eq!(
+            r(r#"{"message":"login: pass\u0077ord=LEAK-7 user=bob"}"#),
+            r#"{"message":"login: pass\u0077ord=[REDACTED] user=bob"}"#
+        );
+        assert_eq!(
+            r(r#""\\u0074oken: LEAK-8 then""#),
+            r#""\\u0074oken: [REDACTED] then""#
+        );
         // A file named like a secret is a path, not a credential.
         assert_eq!(
             r("/tmp/secret: cannot read; secret.ndjson: no known format"),
@@ -854,6 +877,14 @@ mod tests {
         assert_eq!(
             r(r#"{"text":"Ocp-Apim-Subscription-Key: LEAK-1 and X-Custom-Auth: s3"}"#),
             r#"{"text":"Ocp-Apim-Subscription-Key: [REDACTED] and X-Custom-Auth: [REDACTED]"}"#
+        );
+        assert_eq!(
+            r("X-Functions-Key: LEAK-9\nIdempotency-Key: 5f1c"),
+            "X-Functions-Key: [REDACTED]\nIdempotency-Key: 5f1c"
+        );
+        assert_eq!(
+            r(r#"{"name":"x-functions-key","value":"LEAK-10"}"#),
+            r#"{"name":"x-functions-key","value":"[REDACTED]"}"#
         );
         for s in [
             "by author: Jane",

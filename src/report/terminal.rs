@@ -31,11 +31,43 @@ fn sev(s: Severity, color: bool) -> String {
 fn lat(q: &Option<Quantiles>) -> String {
     match q {
         Some(q) => format!(
-            "latency p50 {:.1} ms, p90 {:.1}, p99 {:.1}, max {:.1} ({} pairs)",
-            q.p50, q.p90, q.p99, q.max, q.count
+            "latency p50 {:.1} ms, p90 {:.1}, p99 {:.1}, max {:.1} ({})",
+            q.p50,
+            q.p90,
+            q.p99,
+            q.max,
+            counted(q.count as u64, "pair")
         ),
         None => "latency unknown (no timed pairs)".into(),
     }
+}
+
+/// Why paired requests have no latency (`summary.json`
+/// `latency_ms.unknown`), when a reason is more than the capture having no
+/// times: a response stamped before its request, a message moved by
+/// causal placement, a time that is no bound. `None` otherwise.
+fn unknown_latencies(by: &std::collections::BTreeMap<&'static str, u64>) -> Option<String> {
+    if by.keys().all(|&k| k == "no_time") {
+        return None;
+    }
+    let total: u64 = by.values().sum();
+    let why: Vec<String> = by
+        .iter()
+        .map(|(&k, &n)| {
+            let what = match k {
+                "before_request" => "response stamped before its request",
+                "moved" => "moved by causal order, times not comparable",
+                "time_unbounded" => "a time the capture does not bound",
+                _ => "no time",
+            };
+            format!("{what}: {n}")
+        })
+        .collect();
+    Some(format!(
+        "no latency for {} ({}; summary.json latency_ms.unknown)",
+        counted(total, "paired request"),
+        why.join(", ")
+    ))
 }
 
 /// Width the summary fits in (columns).
@@ -236,6 +268,9 @@ fn overview(o: &mut String, r: &Report<'_>, color: bool) {
         ),
     );
     wrap(o, "  ", "    ", &lat(&a.latency));
+    if let Some(line) = unknown_latencies(&a.latency_unknown()) {
+        wrap(o, "  ", "    ", &line);
+    }
     // Inputs with problems are always listed; others up to a screenful.
     let quiet: Vec<usize> = (0..r.inputs.len())
         .filter(|&i| r.inputs[i].errors.is_empty())
@@ -489,7 +524,7 @@ fn gap_lines<'g>(gaps: impl IntoIterator<Item = &'g crate::analyze::gaps::Gap>) 
 }
 
 /// `n` and the noun, singular for one (`1 notification`, `2 batches`).
-fn counted(n: impl Into<u64>, noun: &str) -> String {
+pub(crate) fn counted(n: impl Into<u64>, noun: &str) -> String {
     let n: u64 = n.into();
     match (n, noun) {
         (1, _) => format!("1 {noun}"),

@@ -1046,3 +1046,35 @@ fn evidence_is_the_same_read_by_range_or_by_stream() {
         );
     }
 }
+
+/// A response stamped before its request gets no latency, and the terminal
+/// says so and why (not only `summary.json` `latency_ms.unknown`).
+#[test]
+fn a_response_stamped_before_its_request_is_said() {
+    let d = out_dir("before_request_in");
+    let p = d.join("early.ndjson");
+    std::fs::write(
+        &p,
+        concat!(
+            r#"{"ts":"2026-01-01T00:00:01Z","direction":"c2s","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}"#,
+            "\n",
+            r#"{"ts":"2026-01-01T00:00:00Z","direction":"s2c","message":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let out = d.join("out");
+    let o = mcp_audit(&[p.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    // The summary wraps at 80 columns: words are compared.
+    let stdout = String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        stdout.contains("no latency for 1 paired request (response stamped before its request: 1; summary.json latency_ms.unknown)"),
+        "{stdout}"
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["latency_ms"]["unknown"]["before_request"], 1);
+}

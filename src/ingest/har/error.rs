@@ -79,8 +79,9 @@ impl DocError {
         } else {
             format!(" at line {l} column {c}")
         };
+        let entries = if read == 1 { "entry" } else { "entries" };
         format!(
-            "{what} at byte {o} (line {l}, column {c}): {}{at}; {read} entries read before it",
+            "{what} at byte {o} (line {l}, column {c}): {}{at}; {read} {entries} read before it",
             self.text
         )
     }

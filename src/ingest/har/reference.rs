@@ -56,10 +56,11 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
                 "HAR is not valid JSON"
             };
             let n = sink.next_entry;
+            let entries = if n == 1 { "entry" } else { "entries" };
             sink.parsed.incomplete = true;
             sink.parsed.errors.push(
                 Diagnostic::whole(format!(
-                    "{what} at byte {offset} (line {}, column {}): {e}; {n} entries read before it",
+                    "{what} at byte {offset} (line {}, column {}): {e}; {n} {entries} read before it",
                     e.line(),
                     e.column()
                 ))
