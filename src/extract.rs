@@ -10,7 +10,7 @@
 //! the blank lines after it), an element of a HAR's `log.entries`. Each
 //! record maps to the units its bytes lie in. An extract keeps units, in
 //! input order, each exactly as captured apart from redaction
-//! ([`crate::report::redact::redact`], line by line; a HAR entry as a
+//! ([`crate::report::redact::redact`], unit by unit; a HAR entry as a
 //! whole); a HAR extract is a new HAR 1.2 document with the input's other
 //! `log` members (`version`, `creator`, `browser`, …), the pages the kept
 //! entries name, and the kept entries.
@@ -858,10 +858,9 @@ impl Units {
             let mut out = String::new();
             for &u in keep {
                 let (s, e) = self.spans[u];
-                // Line by line, as every output redacts a captured line.
-                for l in text[s..e].split_inclusive('\n') {
-                    out.push_str(&red(l));
-                }
+                // A unit whole (an SSE event's `data:` lines together:
+                // a secret's name may end one and its value start the next).
+                out.push_str(&red(&text[s..e]));
             }
             return out;
         };

@@ -232,8 +232,84 @@ pub fn parse(input: Input<'_>) -> Parsed {
 struct Envelopes {
     /// A time member that is not a string was reported (once per file).
     number_ts_reported: bool,
-    /// Direction values not known, each reported once per file.
-    unknown_dirs: Vec<String>,
+    /// Direction values not known: which side each stands for is read
+    /// from the messages under it, and said once per file at the end.
+    unknown_dirs: Vec<UnknownDir>,
+    /// Known direction values seen: client→server, server→client.
+    known: [bool; 2],
+}
+
+/// The lines under one direction value mcp-audit does not know (`rx`,
+/// `response`): read as client→server until the file's end shows the side
+/// their messages come from.
+struct UnknownDir {
+    /// The value, lower-cased (the key).
+    folded: String,
+    /// The value as written, escaped for a message.
+    shown: String,
+    /// 1-based line of its first use.
+    line: u64,
+    /// Indices of its frames among the sink's records.
+    records: Vec<usize>,
+    /// Messages only a client sends (`initialize`, `tools/call`, …) and
+    /// only a server sends (an initialize result, `sampling/createMessage`,
+    /// `notifications/message`, …).
+    client: u64,
+    server: u64,
+}
+
+/// The side that sends `m`, when only one side sends such a message (MCP
+/// lifecycle and the methods of each side's features); `None` for what
+/// both send (responses but an initialize result, `ping`, progress,
+/// cancellation).
+fn sender(m: &crate::record::jsonrpc::Message) -> Option<Direction> {
+    use crate::record::jsonrpc::Kind;
+    if m.kind == Kind::Response {
+        return (m.negotiated().is_some() || m.server_info().is_some()).then_some(Direction::S2c);
+    }
+    let method = m.method.as_deref()?;
+    const SERVER: [&str; 8] = [
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+        "notifications/message",
+        "notifications/resources/updated",
+        "notifications/resources/list_changed",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    ];
+    if SERVER.contains(&method) {
+        return Some(Direction::S2c);
+    }
+    let client = matches!(
+        method,
+        "initialize"
+            | "notifications/initialized"
+            | "notifications/roots/list_changed"
+            | "completion/complete"
+            | "logging/setLevel"
+    ) || ["tools/", "resources/", "prompts/"]
+        .iter()
+        .any(|p| method.starts_with(p));
+    client.then_some(Direction::C2s)
+}
+
+/// Counts the messages of `payload` only one side sends, into `u`.
+fn vote(u: &mut UnknownDir, payload: &Payload) {
+    let mut one = |m: &crate::record::jsonrpc::Message| match sender(m) {
+        Some(Direction::C2s) => u.client += 1,
+        Some(Direction::S2c) => u.server += 1,
+        None => {}
+    };
+    match payload {
+        Payload::Single(m) => one(m),
+        Payload::Batch(ms) => ms.iter().for_each(|x| {
+            if let crate::record::jsonrpc::Member::Message(m) = x {
+                one(m)
+            }
+        }),
+        _ => {}
+    }
 }
 
 impl LineReader for Envelopes {
@@ -259,19 +335,28 @@ impl LineReader for Envelopes {
             ts,
             line: n,
         };
+        let mut unknown = None;
         let dir = match direction(dir_raw) {
-            Some(DirValue::Known(d)) => d,
+            Some(DirValue::Known(d)) => {
+                self.known[usize::from(d == Direction::S2c)] = true;
+                d
+            }
             Some(DirValue::Unknown(v)) => {
-                if !self.unknown_dirs.contains(&v) {
-                    sink.error(
-                        n,
-                        &format!(
-                            "direction `{}` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server",
-                            escape(&str_value(dir_raw).unwrap_or_default(), 40)
-                        ),
-                    );
-                    self.unknown_dirs.push(v);
-                }
+                let i = match self.unknown_dirs.iter().position(|u| u.folded == v) {
+                    Some(i) => i,
+                    None => {
+                        self.unknown_dirs.push(UnknownDir {
+                            folded: v,
+                            shown: escape(&str_value(dir_raw).unwrap_or_default(), 40),
+                            line: n,
+                            records: Vec::new(),
+                            client: 0,
+                            server: 0,
+                        });
+                        self.unknown_dirs.len() - 1
+                    }
+                };
+                unknown = Some(i);
                 Direction::C2s
             }
             None => {
@@ -297,7 +382,70 @@ impl LineReader for Envelopes {
                 .unwrap_or(Payload::NonJson),
             None => parse_payload(msg).unwrap_or(Payload::NonJson),
         };
+        if let Some(u) = unknown.map(|i| &mut self.unknown_dirs[i]) {
+            vote(u, &payload);
+            u.records.push(sink.records_len());
+        }
         sink.frame(at, msg, payload);
+    }
+
+    /// Gives each unknown direction value the side its messages show, and
+    /// says so once per value.
+    fn end(&mut self, sink: &mut LineSink<'_>) {
+        let shown: Vec<Option<Direction>> = self
+            .unknown_dirs
+            .iter()
+            .map(|u| match u.client.cmp(&u.server) {
+                std::cmp::Ordering::Greater => Some(Direction::C2s),
+                std::cmp::Ordering::Less => Some(Direction::S2c),
+                std::cmp::Ordering::Equal => None,
+            })
+            .collect();
+        for (i, u) in self.unknown_dirs.iter().enumerate() {
+            // A value whose messages show no side is the other side of the
+            // file's one known or shown direction, when there is one.
+            let mut others = shown
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .filter_map(|(_, d)| *d)
+                .collect::<Vec<_>>();
+            others.extend(
+                [Direction::C2s, Direction::S2c]
+                    .into_iter()
+                    .filter(|&d| self.known[usize::from(d == Direction::S2c)]),
+            );
+            others.dedup();
+            let opposite = match others.as_slice() {
+                [Direction::C2s] => Some(Direction::S2c),
+                [Direction::S2c] => Some(Direction::C2s),
+                _ => None,
+            };
+            let (d, why) = match (shown[i], opposite) {
+                (Some(d), _) => (d, "the side their messages come from"),
+                (None, Some(d)) => (d, "the other side of the file's other direction"),
+                (None, None) => (Direction::C2s, "their messages do not show a side"),
+            };
+            if d == Direction::S2c {
+                for &r in &u.records {
+                    if let Some(f) = sink.frame_mut(r) {
+                        f.direction = Some(Direction::S2c);
+                    }
+                }
+            }
+            let side = match d {
+                Direction::C2s => "client→server",
+                Direction::S2c => "server→client",
+            };
+            sink.error(
+                u.line,
+                &format!(
+                    "direction `{}` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its {} read as {side} ({why})",
+                    u.shown,
+                    if u.records.len() == 1 { "line is".to_string() } else { format!("{} lines are", u.records.len()) },
+                ),
+            );
+        }
     }
 }
 
@@ -488,7 +636,7 @@ mod tests {
             p.errors,
             vec![crate::diag::Diagnostic::line(
                 1,
-                "direction `sideways` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its lines are read as client→server"
+                "direction `sideways` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its 2 lines are read as client→server (their messages do not show a side)"
             )]
         );
         assert_eq!(
@@ -497,6 +645,59 @@ mod tests {
                 .filter(|r| r.2 == Some(Direction::C2s))
                 .count(),
             2
+        );
+    }
+
+    /// `tx`/`rx` (and `request`/`response`) name no side by themselves:
+    /// the messages under each show it, so a healthy log pairs.
+    #[test]
+    fn unknown_direction_values_take_the_side_their_messages_show() {
+        let text = concat!(
+            "{\"dir\":\"tx\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}}\n",
+            "{\"dir\":\"rx\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-06-18\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}}\n",
+            "{\"dir\":\"tx\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}}\n",
+            "{\"dir\":\"rx\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}}\n",
+        );
+        let p = parse(Input {
+            file: 0,
+            name: "e.ndjson",
+            text,
+        });
+        let dirs: Vec<_> = got(&p).iter().map(|r| r.2).collect();
+        assert_eq!(
+            dirs,
+            vec![
+                Some(Direction::C2s),
+                Some(Direction::S2c),
+                Some(Direction::C2s),
+                Some(Direction::S2c)
+            ]
+        );
+        let lines: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "line 1: direction `tx` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its 2 lines are read as client→server (the side their messages come from)".to_string(),
+                "line 2: direction `rx` is not one mcp-audit knows (c2s, s2c, send, recv, in, out, …); its 2 lines are read as server→client (the side their messages come from)".to_string(),
+            ]
+        );
+        // A value whose messages show no side, beside a known one.
+        let text = concat!(
+            "{\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}}\n",
+            "{\"dir\":\"response\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}}\n",
+        );
+        let p = parse(Input {
+            file: 0,
+            name: "e.ndjson",
+            text,
+        });
+        assert_eq!(got(&p)[1].2, Some(Direction::S2c));
+        assert!(
+            p.errors[0].to_string().ends_with(
+                "its line is read as server→client (the other side of the file's other direction)"
+            ),
+            "{:?}",
+            p.errors
         );
     }
 

@@ -183,6 +183,20 @@ impl<'a> LineSink<'a> {
         }));
     }
 
+    /// How many records were collected so far (the index the next one gets).
+    pub(crate) fn records_len(&self) -> usize {
+        self.parsed.records.len()
+    }
+
+    /// Record `i`'s frame, to correct what a later line showed (the side an
+    /// unknown direction name stands for).
+    pub(crate) fn frame_mut(&mut self, i: usize) -> Option<&mut Frame> {
+        match self.parsed.records.get_mut(i) {
+            Some(Record::Frame(f)) => Some(f),
+            _ => None,
+        }
+    }
+
     /// A recorder payload (tagged, arrows, NDJSON): exactly one JSON object
     /// or array, else `non_json_line` (FORMATS.md §8.1 "Payload").
     pub(crate) fn exact(&mut self, at: At<'_>, text: &str) {

@@ -90,9 +90,12 @@ impl Cells<'_> {
             Cells::Str(c) => {
                 if let Some(s) = c.get(i).filter(|s| !s.is_empty()) {
                     if spreadsheet_formula(s) {
-                        out.push(b'\'');
+                        // The `'` is part of the cell: inside its quotes
+                        // when it has them (`"'=HYPERLINK(""x"")"`).
+                        put_text(out, &format!("'{s}"));
+                    } else {
+                        put_text(out, s);
                     }
-                    put_text(out, s);
                 }
             }
             Cells::Int(c) => {
@@ -275,10 +278,20 @@ mod tests {
         for t in ["-1", "-32601", "tools/call", "", "a=b", "\"=x\"", "-"] {
             assert!(!spreadsheet_formula(t), "{t}");
         }
-        let df = DataFrame::new(2, vec![Column::new("m".into(), &["=cmd()", "-7"])]).unwrap();
+        let df = DataFrame::new(
+            3,
+            vec![Column::new(
+                "m".into(),
+                &["=cmd()", "-7", "=HYPERLINK(\"x\")"],
+            )],
+        )
+        .unwrap();
         let mut out = Vec::new();
         write_frame(&df, &["m"], true, &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "m\n'=cmd()\n-7\n");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "m\n'=cmd()\n-7\n\"'=HYPERLINK(\"\"x\"\")\"\n"
+        );
     }
 
     #[test]
