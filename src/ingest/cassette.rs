@@ -152,7 +152,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
     };
     let Some(doc) = read(input.text) else {
         p.errors.push(Diagnostic::whole(
-            "not an mcp-recorder cassette (a JSON object with version 1.x, metadata.recorded_at and interactions: docs/FORMATS.md §9.1)",
+            "not an mcp-recorder cassette (a JSON object with version 1.x, metadata.recorded_at and interactions)",
         ));
         p.incomplete = true;
         return p;

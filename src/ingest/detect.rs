@@ -54,8 +54,9 @@ fn claimed(s: &str, kind: fn(Claim) -> Option<ClaimTest>) -> Option<Format> {
         .map(|row| row.format)
 }
 
-/// The problem of an input no dialect recognises (FORMATS.md §8.1): its
-/// first two non-blank lines, quoted, shortened and with control
+/// The problem of an input no dialect recognises (FORMATS.md §8.1), or of
+/// a JSON document that holds no JSON-RPC message: its first two non-blank
+/// lines, quoted, shortened and with control
 /// characters escaped (the run names the file). Fatal: nothing is read.
 pub fn unknown_message(input: Input<'_>) -> Diagnostic {
     let firsts: Vec<String> = lines(input.text)
@@ -63,11 +64,25 @@ pub fn unknown_message(input: Input<'_>) -> Diagnostic {
         .take(2)
         .map(|l| format!("line {} \"{}\"", l.number, escape(l.text, 60)))
         .collect();
+    // A JSON document that is not traffic (a package.json, a config): said
+    // as such, not as an unknown log.
+    let json_document = matches!(
+        input.text.trim_start().as_bytes().first(),
+        Some(b'{' | b'[')
+    ) && serde_json::from_str::<serde::de::IgnoredAny>(
+        input.text.trim_start_matches('\u{feff}'),
+    )
+    .is_ok();
     let message = if firsts.is_empty() {
         "no known format: the input holds no non-blank line".to_string()
+    } else if json_document {
+        format!(
+            "no JSON-RPC traffic found: a JSON document with no JSON-RPC message (no \"jsonrpc\" member) and not a HAR or a capture format mcp-audit reads; first lines: {}",
+            firsts.join(", ")
+        )
     } else {
         format!(
-            "no known format (not HAR, not SSE, no line in any log dialect mcp-audit reads, docs/FORMATS.md §8.2); first lines: {}",
+            "no known format (not HAR, not SSE, no line of a log dialect mcp-audit reads: `mcp-audit analyze --help` lists them); first lines: {}",
             firsts.join(", ")
         )
     };

@@ -462,7 +462,7 @@ impl Envelopes {
                 self.number_ts_reported = true;
                 sink.error(
                     n,
-                    "the time member is not a string and is not read (an ISO 8601 string is: docs/FORMATS.md §8.2 row 11); latencies stay empty",
+                    "the time member is not a string and is not read (an ISO 8601 string is); latencies stay empty",
                 );
                 None
             }

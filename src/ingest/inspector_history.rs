@@ -98,7 +98,7 @@ pub fn parse(input: Input<'_>) -> Parsed {
     };
     let Some(entries) = read(input.text) else {
         p.errors.push(Diagnostic::whole(
-            "not an MCP Inspector history export (a JSON array of {id, timestamp, direction, message} entries: docs/FORMATS.md §9.2)",
+            "not an MCP Inspector history export (a JSON array of {id, timestamp, direction, message} entries)",
         ));
         p.incomplete = true;
         return p;

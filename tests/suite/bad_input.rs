@@ -127,7 +127,7 @@ fn unknown_format_names_first_lines() {
     assert_eq!(code, Some(2));
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("notes.txt: no known format (not HAR, not SSE, no line in any log dialect mcp-audit reads, docs/FORMATS.md §8.2); first lines: ")
+        err.contains("notes.txt: no known format (not HAR, not SSE, no line of a log dialect mcp-audit reads: `mcp-audit analyze --help` lists them); first lines: ")
             && err.contains("line 1 \"hello world\""),
         "{err}"
     );
@@ -391,4 +391,27 @@ fn repeated_member_is_named() {
         .filter(|f| f["file"] == bad.display().to_string())
         .collect();
     assert_eq!(dup, Vec::<&serde_json::Value>::new(), "id 2 is paired");
+}
+
+/// A JSON document that is not traffic (a `package.json`, `{"a":1}`) is
+/// said as such, and nothing is analysed (exit 2).
+#[test]
+fn a_json_document_without_json_rpc_is_no_traffic() {
+    let d = out_dir("bad_json_doc_in");
+    let p = d.join("package.json");
+    std::fs::write(
+        &p,
+        "{\n  \"name\": \"my-app\",\n  \"version\": \"1.0.0\"\n}\n",
+    )
+    .unwrap();
+    let o = mcp_audit(&[p.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcp-audit: {}: no JSON-RPC traffic found: a JSON document with no JSON-RPC message (no \"jsonrpc\" member) and not a HAR or a capture format mcp-audit reads; first lines: line 1 \"{{\", line 2 \"  \\\"name\\\": \\\"my-app\\\",\"",
+            p.display()
+        )
+    );
 }

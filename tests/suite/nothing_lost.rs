@@ -130,7 +130,7 @@ fn every_line_of_a_cut_log_is_accounted_for() {
             std::fs::write(&p, &text[..at]).unwrap();
             let (lines, blank) = count_lines(&text[..at]);
             let (counted, dialect, stderr) = accounted(&format!("lost_cut{cut}"), &p);
-            if stderr.contains("no known format") {
+            if stderr.contains("no known format") || stderr.contains("no JSON-RPC traffic found") {
                 continue;
             }
             assert_eq!(
@@ -164,7 +164,7 @@ fn every_line_of_a_log_cut_at_its_start_is_accounted_for() {
             std::fs::write(&p, rest).unwrap();
             let (lines, blank) = count_lines(rest);
             let (counted, dialect, stderr) = accounted(&format!("lost_front{cut}"), &p);
-            if stderr.contains("no known format") {
+            if stderr.contains("no known format") || stderr.contains("no JSON-RPC traffic found") {
                 continue;
             }
             assert_eq!(
