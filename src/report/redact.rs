@@ -337,6 +337,30 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// A PEM private key's body (`-----BEGIN RSA PRIVATE KEY-----` and its
+/// base64 lines, raw or with `\n` escapes inside a JSON string).
+static PEM_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:[A-Za-z0-9+/=\s:,]|\\+[nrt])+")
+        .expect("valid regex")
+});
+
+/// A command line's secret option and its value, `--password VALUE`
+/// (`--password=VALUE` is [`FREE_NAME`]'s).
+static FLAG_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?-u:\B)--([A-Za-z][A-Za-z0-9_-]{0,63})([ \t]+)([^\s"'\\-][^\s"'\\]*)"#)
+        .expect("valid regex")
+});
+
+/// `token VALUE`, `password VALUE` (a secret's name, a space, and a
+/// value shaped like a credential: see [`token_shaped`]; `token expired`
+/// stays).
+static SPACED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?-u:\b)(token|password|passwd|secret|api[_-]?key)([ \t]+)([A-Za-z0-9._~+/=-]{6,})",
+    )
+    .expect("valid regex")
+});
+
 /// `name=` and `name:` in free text (log lines, error messages, SSE data,
 /// the text inside JSON strings); [`free_text`] reads the value after it.
 static FREE_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -817,6 +841,29 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     });
     t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
     t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
+    t = apply(t, &PEM_KEY, |c| format!("{}{MARK}", &c[1]));
+    t = apply(t, &SPACED_VALUE, |c| {
+        if token_shaped(&c[3]) {
+            format!("{}{}{MARK}", &c[1], &c[2])
+        } else {
+            c[0].to_string()
+        }
+    });
+    t = apply_where(
+        t,
+        &FLAG_VALUE,
+        |m| {
+            let name = &m[2..m.find([' ', '\t']).unwrap_or(m.len())];
+            is_secret_key(name)
+        },
+        |c| {
+            if is_secret_key(&c[1]) && &c[3] != MARK {
+                format!("--{}{}{MARK}", &c[1], &c[2])
+            } else {
+                c[0].to_string()
+            }
+        },
+    );
     free_text(t)
 }
 
@@ -1155,7 +1202,7 @@ mod tests {
     /// its report), each with the exact redacted text.
     #[test]
     fn held_back_shapes() {
-        let cases: [(&str, &str); 34] = [
+        let cases: [(&str, &str); 38] = [
             // A value with an escaped quote in it: all of it.
             (
                 r#"{"user_password":"LEAK-a\"LEAK-b","x":1}"#,
@@ -1269,6 +1316,22 @@ mod tests {
             (
                 r#"{"id":"authKey=LEAK-id2","method":"x/s?subscription-key=LEAK-m3"}"#,
                 r#"{"id":"authKey=[REDACTED]","method":"x/s?subscription-key=[REDACTED]"}"#,
+            ),
+            (
+                "run: login --password FTsecret05 --user bob",
+                "run: login --password [REDACTED] --user bob",
+            ),
+            (
+                "use token FTsecret12 now; the token expired",
+                "use token [REDACTED] now; the token expired",
+            ),
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEFTsecret11\nabc=\n-----END RSA PRIVATE KEY-----",
+                "-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----",
+            ),
+            (
+                r#""key":"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----""#,
+                r#""key":"-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----""#,
             ),
             // A quoted line cut after a URL's password.
             (
