@@ -13,11 +13,21 @@ use std::process::Command;
 use crate::common;
 use common::{has_duckdb, mcp_audit, out_dir, root};
 
-const INPUTS: [&str; 4] = [
+const INPUTS: [&str; 11] = [
     "hostile.har",
     "hostile.sse",
     "hostile.ndjson",
     "hostile.logger.log",
+    // A second corpus, written by a colleague who had not seen the rules
+    // (README there): secrets at every string depth, of every JSON type,
+    // in every free-text shape they could think of.
+    "second/h2.har",
+    "second/big.har",
+    "second/h2.sse",
+    "second/split.sse",
+    "second/h2.ndjson",
+    "second/ids.ndjson",
+    "second/h2.logger.log",
 ];
 
 /// Every text an output folder and the run's stdout/stderr hold; Parquet
@@ -62,6 +72,7 @@ fn outputs(dir: &Path, stdout: &[u8], stderr: &[u8]) -> Vec<(String, String)> {
 }
 
 fn run(input: &Path, tag: &str, extra: &[&str]) -> Vec<(String, String)> {
+    let tag = tag.replace('/', "_");
     let out = out_dir(&format!("hostile-{tag}"));
     let mut args = vec![input.to_str().unwrap(), "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
@@ -78,6 +89,30 @@ fn run(input: &Path, tag: &str, extra: &[&str]) -> Vec<(String, String)> {
     all.push((
         "--json stdout".into(),
         String::from_utf8_lossy(&j.stdout).into_owned(),
+    ));
+    // The extract of the first finding (a bug report's attachment).
+    let x = out.join("extract.txt");
+    let mut ex = vec![
+        "extract",
+        input.to_str().unwrap(),
+        "--finding",
+        "1",
+        "--out",
+        x.to_str().unwrap(),
+    ];
+    ex.extend_from_slice(extra);
+    let e = Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .args(&ex)
+        .output()
+        .expect("run extract");
+    assert!(
+        e.status.success(),
+        "{tag}: extract: {}",
+        String::from_utf8_lossy(&e.stderr)
+    );
+    all.push((
+        "extract".into(),
+        std::fs::read_to_string(&x).expect("extract written"),
     ));
     all
 }
