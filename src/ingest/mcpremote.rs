@@ -24,6 +24,9 @@
 //! Every other line (start-up, OAuth discovery, `Token request stack trace`
 //! blocks, `[PID] ` with nothing after it, `Shutting down...`) is not
 //! traffic: a line that merely parses as JSON (`[30601]`) never is.
+//! `Failing requests the dropped session can no longer answer {"ids":[…]}`
+//! is mcp-remote answering those requests itself (error -32001): each id is
+//! a rebuilt error reply, server→client.
 //!
 //! Sessions: the key is the file and the line's pid (`FILE[PID]`): one
 //! debug file is shared by every mcp-remote process of its server URL, and
@@ -66,6 +69,9 @@ pub enum McpRemoteLine<'a> {
     BodyStart(&'a str),
     /// `Starting mcp-remote …`: a process start (debug file).
     Start,
+    /// `Failing requests the dropped session can no longer answer {"ids":[…]}`:
+    /// mcp-remote answers those requests itself with error -32001.
+    Failing(&'a str),
     /// Anything else after the prefix (start-up, OAuth, `Shutting down`).
     Other,
 }
@@ -137,8 +143,20 @@ pub fn split(rest: &str) -> McpRemoteLine<'_> {
     if rest.starts_with("Starting mcp-remote") {
         return McpRemoteLine::Start;
     }
+    if let Some(ids) = rest.strip_prefix(FAILING) {
+        return McpRemoteLine::Failing(ids.trim_end());
+    }
     McpRemoteLine::Other
 }
+
+/// mcp-remote's `failPendingRequests`: the requests named after it are
+/// answered by mcp-remote itself (FORMATS.md §8.3.9).
+const FAILING: &str = "Failing requests the dropped session can no longer answer ";
+
+/// The error mcp-remote sends for each request `failPendingRequests`
+/// names (its code; the log does not print the reply).
+const FAILED_LOCALLY: &str =
+    "mcp-remote failed it itself: the dropped session can no longer answer it";
 
 /// The row claims the line: a pid prefix followed by a traffic summary
 /// (`[Local→Remote] `, `[Remote→Local] `, `Local → Remote message `,
@@ -247,6 +265,11 @@ impl LineReader for McpRemote {
                 pretty_body(sink, at, body);
             }
             McpRemoteLine::Start => sink.process_start(&key, &line),
+            McpRemoteLine::Failing(ids) => {
+                let ts = ts_text.and_then(|t| sink.ts(line.number, t));
+                let at = At::by_start(&key, Some(Direction::S2c), ts, line.number);
+                failing(sink, at, ids, rest);
+            }
             McpRemoteLine::Other => sink.other(),
         }
     }
@@ -297,6 +320,48 @@ fn pretty_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) {
         }
         Ok(p) => sink.frame(at, part, p),
         Err(_) => sink.non_json(at, part),
+    }
+}
+
+/// `Failing requests … {"ids":[10]}` (debug file; `{ ids: [ 10 ] }` in
+/// the `--debug` run's stderr): mcp-remote answers each named request
+/// itself with error -32001 and logs no `Remote → Local` summary of it.
+/// Each id is read as that error reply, server→client, at this line; a
+/// list that cannot be read is not traffic.
+fn failing<'a>(sink: &mut LineSink<'a>, at: At<'_>, ids: &'a str, rest: &mut Lines<'a>) {
+    let (body, taken) = continue_body(sink.input().text, rest, ids, is_start);
+    for _ in 0..taken {
+        sink.other();
+    }
+    let part = body.trim_matches([' ', '\t', '\r', '\n']);
+    let value = serde_json::from_str::<serde_json::Value>(part)
+        .ok()
+        .or_else(|| inspect_json(part).and_then(|j| serde_json::from_str(&j).ok()));
+    let ids: Vec<serde_json::Value> = value
+        .as_ref()
+        .and_then(|v| v.get("ids"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter(|i| i.is_string() || i.is_i64() || i.is_u64())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if ids.is_empty() {
+        sink.other();
+        return;
+    }
+    for id in ids {
+        let reply = serde_json::json!({
+            "id": id,
+            "error": {"code": -32001, "message": FAILED_LOCALLY},
+        })
+        .to_string();
+        match parse_message(&reply) {
+            Ok(m) => sink.frame(at, part, Payload::Single(summarised(m))),
+            Err(_) => sink.other(),
+        }
     }
 }
 
@@ -524,6 +589,60 @@ mod tests {
     }
 
     #[test]
+    fn failing_requests_are_error_replies() {
+        // mcp-remote's failPendingRequests answers the ids itself (-32001);
+        // the debug file writes JSON, the `--debug` stderr util.inspect.
+        for (line, ids) in [
+            ("{\"ids\":[10]}", vec![Id::Int(10)]),
+            (
+                "{ ids: [ 10, 'a' ] }",
+                vec![Id::Int(10), Id::Str("a".into())],
+            ),
+            (
+                "{\n  ids: [\n    10, 11\n  ]\n}",
+                vec![Id::Int(10), Id::Int(11)],
+            ),
+        ] {
+            let text = format!(
+                "[2026-12-04T18:38:41.580Z][4172] Failing requests the dropped session can no longer answer {line}\n[2026-12-04T18:38:41.583Z][4172] [Local→Remote] tools/call\n"
+            );
+            let p = parse(Input {
+                file: 0,
+                name: "r.log",
+                text: &text,
+            });
+            let got: Vec<(Id, Option<i64>, Direction, u64)> = p
+                .records
+                .iter()
+                .filter_map(|r| match r {
+                    Record::Frame(f) => match &f.payload {
+                        Payload::Single(m) => Some((
+                            m.id.clone(),
+                            m.error_code,
+                            f.direction.unwrap(),
+                            f.prov.location.line.unwrap(),
+                        )),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<_> = ids
+                .into_iter()
+                .map(|i| (i, Some(-32001), Direction::S2c, 1))
+                .collect();
+            assert_eq!(got, want, "{line}");
+        }
+        // A list that cannot be read is no traffic.
+        let p = parse(Input {
+            file: 0,
+            name: "r.log",
+            text: "[2026-12-04T18:38:41.580Z][4172] Failing requests the dropped session can no longer answer {\"ids\":[]}\n",
+        });
+        assert_eq!((p.records.len(), p.other_lines), (0, 1));
+    }
+
+    #[test]
     fn never_panics_on_odd_input() {
         for t in [
             "[1] {",
@@ -535,6 +654,8 @@ mod tests {
             "[2026-13-45T23:03:37.021Z][1] Local → Remote message {\"id\":1}",
             "[é] [Local→Remote] é",
             "[1]é",
+            "[1] Failing requests the dropped session can no longer answer {",
+            "[1] Failing requests the dropped session can no longer answer { ids: [ [] ] }",
             "[1] Starting mcp-remote",
         ] {
             let _ = parse(Input {

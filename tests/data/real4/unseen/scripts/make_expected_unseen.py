@@ -330,5 +330,30 @@ def main():
           "line). Only the 1 s call of each is reported, slow_tail info.",
           [slow(9, f"{name}[{p}]", "trigger-long-running-operation (1 s, 4 progress steps)") for p in pids])
 
+    # P4: the SSE remote restarts; mcp-remote fails the request it lost.
+    tn = [f"{T}/mr-sse-restart.client_tap.jsonl"]
+    taps = [read_tap(t) for t in tn]
+    for name, what in [("mr-sse-restart.debug-file.log", "the `--debug` file"),
+                       ("mr-sse-restart.debug-stderr.log", "the `--debug` run's stderr")]:
+        msgs = read_mcp_remote(name)
+        pids = mcp_remote_sessions(msgs, taps, name)
+        s = f"{name}[{pids[0]}]"
+        ping = next(m[0] for m in msgs if m[2].get("method") == "ping" and m[2].get("id") == 10)
+        write(name, msgs, taps, tn,
+              "mcp-remote 0.15.1 `URL/sse --transport sse-only --debug` (legacy HTTP+SSE remote: server-everything "
+              "2026.8.31 `sse`); the remote is killed after the progress call and started again 1.5 s later "
+              f"(scripts/run.sh mr-sse-restart). This file is {what}.",
+              "mcp-remote debug summaries (FORMATS.md §8.3.9)",
+              f"Ping 10 (line {ping}) was sent while the remote was down; when the SSE stream reconnected mcp-remote "
+              "logged `Failing requests the dropped session can no longer answer {ids:[10]}` and answered it itself "
+              "with error -32001 (the client tap has that error, 674 ms after the ping): the response to 10, no "
+              "missing_response. The restarted server numbers its own requests from 0 again (roots/list 0 once "
+              "before and once after the restart, both answered) in the one client session mcp-remote kept: an "
+              "id_reused the client really sees. The 1 s call is slow_tail info.",
+              [slow(9, s, "trigger-long-running-operation (1 s, 4 progress steps)"),
+               {"kind": "id_reused", "id": 0, "session": s, "direction": "s2c",
+                "detail": "the restarted server's roots/list reuses id 0 of the first server's, answered before the restart"}])
+
+
 if __name__ == "__main__":
     main()
