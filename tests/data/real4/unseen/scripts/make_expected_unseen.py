@@ -354,6 +354,42 @@ def main():
                {"kind": "id_reused", "id": 0, "session": s, "direction": "s2c",
                 "detail": "the restarted server's roots/list reuses id 0 of the first server's, answered before the restart"}])
 
+    # P2, P3: mcp-proxy server mode over SSE, two clients at once.
+    for name, case, clients, summary, notes in [
+        ("mp-server-sse-two-clients.debug.log", "mp-server-sse-two-clients", ["clientA", "clientB"],
+         "mcp-proxy 0.13.0 (PyPI) `--debug --port 18619 --host 127.0.0.1 -- scripts/child_ev.sh …` (server mode: "
+         "one stdio server-everything 2026.8.31 exposed over SSE), two TS SDK 1.32.2 clients on `/sse` at once, "
+         "started 0.4 s apart (scripts/run.sh mp-server-sse-two-clients). Its stdout+stderr.",
+         "Both clients count ids from 0 and run the same calls: ids 9 (the 1 s progress call), 10 and 12 (two "
+         "of the concurrent calls) are pending in both sessions when a reply with that id comes, and the "
+         "progress of the two 1 s calls interleaves on token 9. The log cannot tell those replies apart (same "
+         "method, same arguments, no session named on or near `Sending message via SSE`): the session that "
+         "asked first takes each (the taps show it did here), a capture gap said once in the input's errors. "
+         "The progress goes where its value still increases. Keyed by the file, session 2 began at B's "
+         "initialize: 4 errors (missing_response, duplicate_response, 2 duplicate_id), 7 id_reused and 2 "
+         "progress_after_response. Only the 1 s call of each client is reported, slow_tail info."),
+        ("mp-named-servers-sse.debug.log", "mp-named-servers-sse", ["clientA", "clientB"],
+         "mcp-proxy 0.13.0 (PyPI) `--debug --port 18620 --host 127.0.0.1 --named-server ev 'scripts/child_ev.sh …' "
+         "--named-server py '… py1_server.py --transport stdio'`: two stdio children behind one proxy, a TS SDK "
+         "1.32.2 client on `/servers/ev/sse` and an mcp 1.30.0 client on `/servers/py/sse` at once "
+         "(scripts/run.sh mp-named-servers-sse). Its stdout+stderr.",
+         "Client A's 1 s progress call 9 is pending while client B's prompts/get 9 is answered: the reply's "
+         "`messages` answers B's prompts/get, not A's tools/call, so it is B's (the taps agree); no server "
+         "message is left unsure. Keyed by the file, session 2 began at B's initialize: a missing_response, "
+         "a duplicate_response, 9 id_reused and 3 unknown_progress_token. Only A's 1 s call is reported, "
+         "slow_tail info."),
+    ]:
+        tn = [f"{T}/{case}.{c}_tap.jsonl" for c in clients]
+        taps = [read_tap(t) for t in tn]
+        msgs, sess = place_by_tap(read_mcp_proxy(name), taps)
+        sids = [sess[i] for i in range(len(taps))]
+        slows = [slow(9, sids[0], "trigger-long-running-operation (1 s, 4 progress steps)")]
+        if case == "mp-server-sse-two-clients":
+            slows.append(slow(9, sids[1], "trigger-long-running-operation (1 s, 4 progress steps)"))
+        write(name, msgs, taps, tn, summary,
+              "mcp-proxy (PyPI) server-mode stderr over SSE (`Parsed session ID` + `Validated client message` / "
+              "`Sending message via SSE`, FORMATS.md §8.3.10), two sessions", notes, slows)
+
 
 if __name__ == "__main__":
     main()
