@@ -19,8 +19,12 @@
 //! traffic, nor is any other line (httpx, httpcore, headers, untagged
 //! lines). The time is the line's local wall clock read as UTC, to the ms
 //! (the `.mmm` after the comma repeats the ms). A traffic line whose repr
-//! cannot be read is a `non_json_line`, reported once with its place. The
-//! file is the session key; sessions start at each `initialize`.
+//! cannot be read is a `non_json_line`, reported once with its place.
+//!
+//! Sessions: the file, split at each `initialize`; in server mode over SSE
+//! (several clients at once), each client message names its session (the
+//! `Parsed session ID: SID` line of its POST), the key is SID, and each
+//! server message goes to the session the `sessions` module finds.
 
 use super::grammar::escape;
 use super::input::Input;
@@ -28,7 +32,9 @@ use super::lines::{Line, Lines};
 use super::pyrepr::{self, ReprError};
 use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::record::jsonrpc::parse_payload;
-use crate::record::{Direction, Parsed};
+use crate::record::{Direction, Parsed, Payload, Split};
+
+mod sessions;
 
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "mcp-proxy";
@@ -126,6 +132,11 @@ pub fn claims(line: &str) -> bool {
 /// `SessionMessage(message=…, metadata=…)` or `X(…)`; an object whose only
 /// member is `root` (a `JSONRPCMessage`) is its root.
 pub fn repr_json(repr: &str) -> Result<String, ReprError> {
+    repr_value(repr).map(|v| v.to_string())
+}
+
+/// [`repr_json`] as a JSON value.
+fn repr_value(repr: &str) -> Result<serde_json::Value, ReprError> {
     let t = repr.trim();
     let (skip, whole) = if let Some(r) = t.strip_prefix("root=") {
         (t.len() - r.len(), false)
@@ -156,7 +167,7 @@ pub fn repr_json(repr: &str) -> Result<String, ReprError> {
     {
         v = inner;
     }
-    Ok(v.to_string())
+    Ok(v)
 }
 
 /// Parses an mcp-proxy log (FORMATS.md §8.3.10).
@@ -164,12 +175,58 @@ pub fn parse(input: Input<'_>) -> Parsed {
     read_lines(LineSink::new(input, NAME), McpProxy::default())
 }
 
-/// Counts unreadable reprs (the first is reported).
+/// The `Parsed session ID: SID` line of a server-mode POST (the session of
+/// the client message logged right after it).
+const PARSED_SESSION: &str = "Parsed session ID: ";
+
+type Span = std::ops::Range<usize>;
+
+/// The range of `part` (a slice of `text`) in `text`.
+fn span_of(text: &str, part: &str) -> Span {
+    let start = (part.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|s| s + part.len() <= text.len())
+        .unwrap_or(0);
+    start..start + part.len()
+}
+
+/// One traffic line, kept until the end of the log, when the sessions of
+/// server messages are known.
+struct Item {
+    line: u64,
+    direction: Direction,
+    ts: Option<crate::record::Micros>,
+    part: Span,
+    payload: Payload,
+    /// A client message: the session its POST named.
+    session: Option<Span>,
+    /// A progress's value; a response's result shape (see [`sessions`]).
+    progress: Option<f64>,
+    family: Option<&'static str>,
+}
+
+/// Counts unreadable reprs (the first is reported); keeps the traffic.
 #[derive(Default)]
 struct McpProxy {
     unreadable: u64,
     /// The line of the last unreadable repr.
     last_bad: u64,
+    /// The session of the last `Parsed session ID` line.
+    session: Option<Span>,
+    items: Vec<Item>,
+}
+
+/// A progress's value and the method a result's shape answers.
+fn hints(v: &serde_json::Value) -> (Option<f64>, Option<&'static str>) {
+    let progress = v
+        .get("params")
+        .and_then(|p| p.get("progress"))
+        .and_then(serde_json::Value::as_f64);
+    let family = v
+        .get("result")
+        .and_then(serde_json::Value::as_object)
+        .and_then(sessions::result_method);
+    (progress, family)
 }
 
 impl LineReader for McpProxy {
@@ -178,17 +235,24 @@ impl LineReader for McpProxy {
             sink.other();
             return;
         };
+        let text = sink.input().text;
+        if let Some(sid) = l.message.strip_prefix(PARSED_SESSION) {
+            let sid = sid.trim();
+            self.session = (!sid.is_empty()).then(|| span_of(text, sid));
+            sink.other();
+            return;
+        }
         let Some((direction, repr)) = traffic(l.message) else {
             sink.other();
             return;
         };
         let ts = sink.ts(line.number, &l.time);
-        let at = At::by_start(sink.input().name, Some(direction), ts, line.number);
-        let payload = repr_json(repr)
-            .map_err(|e| (e.at, e.what))
-            .and_then(|json| parse_payload(&json).map_err(|_| (0, "a JSON-RPC object")));
-        match payload {
-            Ok(p) => sink.frame(at, repr, p),
+        let value = repr_value(repr).map_err(|e| (e.at, e.what));
+        let (progress, family) = value.as_ref().map(hints).unwrap_or_default();
+        let payload =
+            value.and_then(|v| parse_payload(&v.to_string()).map_err(|_| (0, "a JSON-RPC object")));
+        let payload = match payload {
+            Ok(p) => p,
             Err((off, what)) => {
                 self.unreadable += 1;
                 self.last_bad = line.number;
@@ -201,9 +265,21 @@ impl LineReader for McpProxy {
                         ),
                     );
                 }
-                sink.non_json(at, repr);
+                Payload::NonJson
             }
-        }
+        };
+        self.items.push(Item {
+            line: line.number,
+            direction,
+            ts,
+            part: span_of(text, repr),
+            payload,
+            session: (direction == Direction::C2s)
+                .then(|| self.session.clone())
+                .flatten(),
+            progress,
+            family,
+        });
     }
 
     fn end(&mut self, sink: &mut LineSink<'_>) {
@@ -216,6 +292,89 @@ impl LineReader for McpProxy {
                 ),
             );
         }
+        emit(sink, std::mem::take(&mut self.items));
+    }
+}
+
+/// What attribution needs of one kept line.
+fn ev<'t>(text: &'t str, item: &Item) -> sessions::Ev<'t> {
+    let m = match &item.payload {
+        Payload::Single(m) => Some(m),
+        _ => None,
+    };
+    let client = item.direction == Direction::C2s;
+    sessions::Ev {
+        line: item.line,
+        client,
+        session: item.session.clone().and_then(|r| text.get(r)),
+        kind: m.map(|m| m.kind),
+        id: m.and_then(|m| m.id.loose()),
+        token: m.and_then(|m| m.progress_token()).and_then(|t| t.loose()),
+        progress: item.progress,
+        family: if client {
+            m.and_then(|m| m.method.as_deref())
+                .and_then(sessions::method_family)
+        } else {
+            item.family
+        },
+    }
+}
+
+/// Emits the kept lines: in a log whose POSTs name their sessions (server
+/// mode over SSE), each in its session ([`sessions::attribute`]; the key
+/// is the SID, never split); else all with the file as key.
+fn emit(sink: &mut LineSink<'_>, items: Vec<Item>) {
+    let input = sink.input();
+    let evs: Vec<sessions::Ev<'_>> = items.iter().map(|i| ev(input.text, i)).collect();
+    let att = if evs.iter().any(|e| e.session.is_some()) {
+        sessions::attribute(&evs)
+    } else {
+        sessions::Attributed::default()
+    };
+    let mut gaps = att.gaps.iter().peekable();
+    for (i, mut item) in items.into_iter().enumerate() {
+        let owner = att.owners.get(i).copied().flatten();
+        if let Some(&&(_, reply)) = gaps.peek().filter(|g| g.0 == i) {
+            gaps.next();
+            if let Payload::Single(m) = &mut item.payload {
+                m.extra.get_or_insert_default().capture_gap = Some(
+                    format!(
+                        "mcp-proxy names no session on server messages: the reply at line \
+                         {reply} had this id while several sessions waited for it, and was \
+                         counted in the one that asked first"
+                    )
+                    .into(),
+                );
+            }
+        }
+        let at = At {
+            key: owner.unwrap_or(input.name),
+            split: if owner.is_some() {
+                Split::Never
+            } else {
+                Split::ByStart
+            },
+            direction: Some(item.direction),
+            ts: item.ts,
+            line: item.line,
+        };
+        let part = input.text.get(item.part).unwrap_or("");
+        match item.payload {
+            Payload::NonJson => sink.non_json(at, part),
+            p => sink.frame(at, part, p),
+        }
+    }
+    if let Some((line, n)) = att.unsure {
+        sink.error(
+            line,
+            &format!(
+                "{n} server message(s) could not be given to one session with certainty: \
+                 several SSE sessions waited for the same id or progress token, and mcp-proxy \
+                 names no session on `Sending message via SSE` nor on the lines around it \
+                 (FORMATS.md §8.3.10); each is counted in the session that asked first (a \
+                 capture gap; first at this line)"
+            ),
+        );
     }
 }
 
@@ -332,6 +491,58 @@ untagged traceback line\n";
                 (Kind::Response, Id::Int(0), false, true, Some(-32600)),
             ]
         );
+    }
+
+    #[test]
+    fn server_mode_sessions_from_parsed_session_lines() {
+        // Two SSE clients both ask id 1; each POST names its session, the
+        // replies name none and go to the session waiting for their id.
+        let l = |t: &str, logger: &str, m: &str| {
+            format!("[D 2026-12-04 18:39:40,{t}.{t} {logger}] {m}\n")
+        };
+        let sse = "mcp.server.sse";
+        let text = [
+            l("100", sse, "Parsed session ID: aaaa-1"),
+            l("101", sse, "Validated client message: root=JSONRPCRequest(method='tools/list', params=None, jsonrpc='2.0', id=1)"),
+            l("102", sse, "Parsed session ID: bbbb-2"),
+            l("103", sse, "Validated client message: root=JSONRPCRequest(method='prompts/list', params=None, jsonrpc='2.0', id=2)"),
+            l("104", sse, "Sending message via SSE: SessionMessage(message=JSONRPCMessage(root=JSONRPCResponse(jsonrpc='2.0', id=2, result={'prompts': []})), metadata=None)"),
+            l("105", "sse_starlette.sse", "chunk: b'event: message'"),
+            l("106", sse, "Sending message via SSE: SessionMessage(message=JSONRPCMessage(root=JSONRPCResponse(jsonrpc='2.0', id=1, result={'tools': []})), metadata=None)"),
+        ]
+        .concat();
+        let p = parse(Input {
+            file: 0,
+            name: "p.log",
+            text: &text,
+        });
+        let keys: Vec<(&str, Split)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((&*f.key, f.split)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("aaaa-1", Split::Never),
+                ("bbbb-2", Split::Never),
+                ("bbbb-2", Split::Never),
+                ("aaaa-1", Split::Never)
+            ]
+        );
+        assert_eq!((p.errors.len(), p.other_lines), (0, 3));
+        // Without `Parsed session ID` lines (client mode) the file is the key.
+        let p = parse(Input {
+            file: 0,
+            name: "p.log",
+            text: &text.replace("Parsed session ID", "Parsed nothing"),
+        });
+        assert!(p.records.iter().all(
+            |r| matches!(r, Record::Frame(f) if &*f.key == "p.log" && f.split == Split::ByStart)
+        ));
     }
 
     #[test]

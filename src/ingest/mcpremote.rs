@@ -23,8 +23,15 @@
 //!
 //! Every other line (start-up, OAuth discovery, `Token request stack trace`
 //! blocks, `[PID] ` with nothing after it, `Shutting down...`) is not
-//! traffic: a line that merely parses as JSON (`[30601]`) never is. The
-//! file is the session key; sessions start at each `initialize`.
+//! traffic: a line that merely parses as JSON (`[30601]`) never is.
+//! `Failing requests the dropped session can no longer answer {"ids":[…]}`
+//! is mcp-remote answering those requests itself (error -32001): each id is
+//! a rebuilt error reply, server→client.
+//!
+//! Sessions: the key is the file and the line's pid (`FILE[PID]`): one
+//! debug file is shared by every mcp-remote process of its server URL, and
+//! concurrent ones interleave. `Starting mcp-remote …` is a process start
+//! of its pid; without one, sessions start at each `initialize`.
 
 use super::grammar::{continue_body, iso_ts};
 use super::input::Input;
@@ -60,6 +67,11 @@ pub enum McpRemoteLine<'a> {
     },
     /// `{`: the first line of a pretty-printed message.
     BodyStart(&'a str),
+    /// `Starting mcp-remote …`: a process start (debug file).
+    Start,
+    /// `Failing requests the dropped session can no longer answer {"ids":[…]}`:
+    /// mcp-remote answers those requests itself with error -32001.
+    Failing(&'a str),
     /// Anything else after the prefix (start-up, OAuth, `Shutting down`).
     Other,
 }
@@ -68,31 +80,37 @@ pub enum McpRemoteLine<'a> {
 /// stderr, where the pid may be doubled); the ISO time and the rest.
 /// `None` when the line has no pid prefix.
 pub fn prefix(line: &str) -> Option<(Option<&str>, &str)> {
+    parts(line).map(|(ts, _, rest)| (ts, rest))
+}
+
+/// [`prefix`] with the pid: the ISO time, the pid's digits and the rest.
+pub fn parts(line: &str) -> Option<(Option<&str>, &str, &str)> {
     let (ts, rest) = match line.strip_prefix('[').and_then(|r| iso_ts(r).ok()) {
         Some((r, ts)) => (Some(ts), r.strip_prefix(']')?),
         None => (None, line),
     };
-    let mut rest = pid(rest)?;
+    let (pid_text, mut rest) = pid(rest)?;
     if ts.is_none() {
         // `[PID] [PID] Connecting to remote server: …`
-        if let Some(r) = pid(rest) {
+        if let Some((_, r)) = pid(rest) {
             rest = r;
         }
     }
-    Some((ts, rest))
+    Some((ts, pid_text, rest))
 }
 
 /// `[DIGITS]` and then one space (the debug file writes `][PID] `, the
 /// plain stderr `[PID] `); the rest. A `[PID]` with nothing after it is a
-/// prefix with an empty message.
-fn pid(s: &str) -> Option<&str> {
+/// prefix with an empty message. Returns the digits and the rest.
+fn pid(s: &str) -> Option<(&str, &str)> {
     let r = s.strip_prefix('[')?;
     let n = r.bytes().take_while(u8::is_ascii_digit).count();
     if n == 0 || n > 10 {
         return None;
     }
+    let digits = r.get(..n)?;
     let r = r.get(n..)?.strip_prefix(']')?;
-    Some(r.strip_prefix(' ').unwrap_or(r))
+    Some((digits, r.strip_prefix(' ').unwrap_or(r)))
 }
 
 /// Reads the text after the prefix.
@@ -122,8 +140,23 @@ pub fn split(rest: &str) -> McpRemoteLine<'_> {
     if rest.trim_end() == "{" {
         return McpRemoteLine::BodyStart(rest);
     }
+    if rest.starts_with("Starting mcp-remote") {
+        return McpRemoteLine::Start;
+    }
+    if let Some(ids) = rest.strip_prefix(FAILING) {
+        return McpRemoteLine::Failing(ids.trim_end());
+    }
     McpRemoteLine::Other
 }
+
+/// mcp-remote's `failPendingRequests`: the requests named after it are
+/// answered by mcp-remote itself (FORMATS.md §8.3.9).
+const FAILING: &str = "Failing requests the dropped session can no longer answer ";
+
+/// The error mcp-remote sends for each request `failPendingRequests`
+/// names (its code; the log does not print the reply).
+const FAILED_LOCALLY: &str =
+    "mcp-remote failed it itself: the dropped session can no longer answer it";
 
 /// The row claims the line: a pid prefix followed by a traffic summary
 /// (`[Local→Remote] `, `[Remote→Local] `, `Local → Remote message `,
@@ -199,45 +232,19 @@ struct McpRemote {
 
 impl LineReader for McpRemote {
     fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, rest: &mut Lines<'a>) {
-        let Some((ts_text, after)) = prefix(line.text) else {
+        let Some((ts_text, pid, after)) = parts(line.text) else {
             sink.other();
             return;
         };
-        let file = sink.input().name;
+        // Several mcp-remote processes may write one debug file (it is per
+        // server URL): each pid is its own session (FORMATS.md §8.3.9).
+        let key = format!("{}[{pid}]", sink.input().name);
         match split(after) {
             McpRemoteLine::Summary { direction, json } => {
                 self.summaries = true;
                 let ts = ts_text.and_then(|t| sink.ts(line.number, t));
-                let at = At::by_start(file, Some(direction), ts, line.number);
-                if let Some(m) = summary_message(json) {
-                    sink.frame(at, json, Payload::Single(m));
-                    return;
-                }
-                // The `--debug` run's stderr: the summary as util.inspect,
-                // over the lines until its brackets balance.
-                let (body, taken) = continue_body(sink.input().text, rest, json, is_start);
-                for _ in 0..taken {
-                    sink.other();
-                }
-                let part = body.trim_matches([' ', '\t', '\r', '\n']);
-                match read_body(part) {
-                    Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _) => {
-                        // `params: '{"requestId":3,…}'`: a string, as in the
-                        // debug file's summaries.
-                        let unwrapped = part
-                            .contains("params: '")
-                            .then(|| inspect_json(part))
-                            .flatten()
-                            .and_then(|json| params_unwrapped(&json))
-                            .and_then(|text| parse_message(&text).ok());
-                        sink.frame(
-                            at,
-                            part,
-                            Payload::Single(summarised(unwrapped.unwrap_or(m))),
-                        )
-                    }
-                    _ => sink.non_json(at, part),
-                }
+                let at = At::by_start(&key, Some(direction), ts, line.number);
+                summary(sink, at, json, rest);
             }
             McpRemoteLine::Named { direction, .. } => {
                 self.last = Some(direction);
@@ -254,20 +261,106 @@ impl LineReader for McpRemote {
                     return;
                 }
                 let direction = self.last.unwrap_or(Direction::C2s);
-                let at = At::by_start(file, Some(direction), None, line.number);
-                let part = body.trim_matches([' ', '\t', '\r', '\n']);
-                match crate::record::jsonrpc::parse_payload(part) {
-                    Ok(Payload::Single(mut m)) => {
-                        if m.kind == Kind::Request {
-                            m.extra.get_or_insert_default().capture_gap = Some(PLAIN_GAP.into());
-                        }
-                        sink.frame(at, part, Payload::Single(m));
-                    }
-                    Ok(p) => sink.frame(at, part, p),
-                    Err(_) => sink.non_json(at, part),
-                }
+                let at = At::by_start(&key, Some(direction), None, line.number);
+                pretty_body(sink, at, body);
+            }
+            McpRemoteLine::Start => sink.process_start(&key, &line),
+            McpRemoteLine::Failing(ids) => {
+                let ts = ts_text.and_then(|t| sink.ts(line.number, t));
+                let at = At::by_start(&key, Some(Direction::S2c), ts, line.number);
+                failing(sink, at, ids, rest);
             }
             McpRemoteLine::Other => sink.other(),
+        }
+    }
+}
+
+/// A `… message SUMMARY` line at `at`: one-line JSON (debug file), else
+/// util.inspect over the lines until its brackets balance (the `--debug`
+/// run's stderr).
+fn summary<'a>(sink: &mut LineSink<'a>, at: At<'_>, json: &'a str, rest: &mut Lines<'a>) {
+    if let Some(m) = summary_message(json) {
+        sink.frame(at, json, Payload::Single(m));
+        return;
+    }
+    let (body, taken) = continue_body(sink.input().text, rest, json, is_start);
+    for _ in 0..taken {
+        sink.other();
+    }
+    let part = body.trim_matches([' ', '\t', '\r', '\n']);
+    match read_body(part) {
+        Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _) => {
+            // `params: '{"requestId":3,…}'`: a string, as in the debug
+            // file's summaries.
+            let unwrapped = part
+                .contains("params: '")
+                .then(|| inspect_json(part))
+                .flatten()
+                .and_then(|json| params_unwrapped(&json))
+                .and_then(|text| parse_message(&text).ok());
+            sink.frame(
+                at,
+                part,
+                Payload::Single(summarised(unwrapped.unwrap_or(m))),
+            )
+        }
+        _ => sink.non_json(at, part),
+    }
+}
+
+/// The plain stderr's pretty-printed initialize, read as JSON.
+fn pretty_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) {
+    let part = body.trim_matches([' ', '\t', '\r', '\n']);
+    match crate::record::jsonrpc::parse_payload(part) {
+        Ok(Payload::Single(mut m)) => {
+            if m.kind == Kind::Request {
+                m.extra.get_or_insert_default().capture_gap = Some(PLAIN_GAP.into());
+            }
+            sink.frame(at, part, Payload::Single(m));
+        }
+        Ok(p) => sink.frame(at, part, p),
+        Err(_) => sink.non_json(at, part),
+    }
+}
+
+/// `Failing requests … {"ids":[10]}` (debug file; `{ ids: [ 10 ] }` in
+/// the `--debug` run's stderr): mcp-remote answers each named request
+/// itself with error -32001 and logs no `Remote → Local` summary of it.
+/// Each id is read as that error reply, server→client, at this line; a
+/// list that cannot be read is not traffic.
+fn failing<'a>(sink: &mut LineSink<'a>, at: At<'_>, ids: &'a str, rest: &mut Lines<'a>) {
+    let (body, taken) = continue_body(sink.input().text, rest, ids, is_start);
+    for _ in 0..taken {
+        sink.other();
+    }
+    let part = body.trim_matches([' ', '\t', '\r', '\n']);
+    let value = serde_json::from_str::<serde_json::Value>(part)
+        .ok()
+        .or_else(|| inspect_json(part).and_then(|j| serde_json::from_str(&j).ok()));
+    let ids: Vec<serde_json::Value> = value
+        .as_ref()
+        .and_then(|v| v.get("ids"))
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter(|i| i.is_string() || i.is_i64() || i.is_u64())
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if ids.is_empty() {
+        sink.other();
+        return;
+    }
+    for id in ids {
+        let reply = serde_json::json!({
+            "id": id,
+            "error": {"code": -32001, "message": FAILED_LOCALLY},
+        })
+        .to_string();
+        match parse_message(&reply) {
+            Ok(m) => sink.frame(at, part, Payload::Single(summarised(m))),
+            Err(_) => sink.other(),
         }
     }
 }
@@ -456,6 +549,99 @@ mod tests {
         assert_eq!((p.other_lines, p.errors.len()), (15, 0));
     }
 
+    /// The frames' session keys and the process-start markers, in order.
+    fn keys(p: &Parsed) -> Vec<String> {
+        p.records
+            .iter()
+            .map(|r| match r {
+                Record::Frame(f) => f.key.to_string(),
+                Record::ProcessStart { key, .. } => format!("start {key}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn debug_file_sessions_are_keyed_by_pid() {
+        // Two processes share one debug file (it is per server URL); a
+        // `Starting mcp-remote` line of a pid is a process start.
+        let text = "[2026-12-04T18:38:24.355Z][3624] Starting mcp-remote with server URL: http://x/mcp \n[2026-12-04T18:38:24.577Z][3624] Local → Remote message {\"method\":\"initialize\",\"id\":0}\n[2026-12-04T18:38:24.747Z][3650] Starting mcp-remote with server URL: http://x/mcp \n[2026-12-04T18:38:24.760Z][3624] Remote → Local message {\"id\":0,\"result\":\"result-present\"}\n[2026-12-04T18:38:24.800Z][3650] Local → Remote message {\"method\":\"initialize\",\"id\":0}\n";
+        let p = parse(Input {
+            file: 0,
+            name: "d.log",
+            text,
+        });
+        assert_eq!(
+            keys(&p),
+            vec![
+                "start d.log[3624]",
+                "d.log[3624]",
+                "start d.log[3650]",
+                "d.log[3624]",
+                "d.log[3650]"
+            ]
+        );
+        assert_eq!(p.other_lines, 2);
+        assert_eq!(
+            parts("[2026-12-04T18:38:24.355Z][3624] x"),
+            Some((Some("2026-12-04T18:38:24.355Z"), "3624", "x"))
+        );
+        assert_eq!(parts("[17924] [17924] y"), Some((None, "17924", "y")));
+    }
+
+    #[test]
+    fn failing_requests_are_error_replies() {
+        // mcp-remote's failPendingRequests answers the ids itself (-32001);
+        // the debug file writes JSON, the `--debug` stderr util.inspect.
+        for (line, ids) in [
+            ("{\"ids\":[10]}", vec![Id::Int(10)]),
+            (
+                "{ ids: [ 10, 'a' ] }",
+                vec![Id::Int(10), Id::Str("a".into())],
+            ),
+            (
+                "{\n  ids: [\n    10, 11\n  ]\n}",
+                vec![Id::Int(10), Id::Int(11)],
+            ),
+        ] {
+            let text = format!(
+                "[2026-12-04T18:38:41.580Z][4172] Failing requests the dropped session can no longer answer {line}\n[2026-12-04T18:38:41.583Z][4172] [Local→Remote] tools/call\n"
+            );
+            let p = parse(Input {
+                file: 0,
+                name: "r.log",
+                text: &text,
+            });
+            let got: Vec<(Id, Option<i64>, Direction, u64)> = p
+                .records
+                .iter()
+                .filter_map(|r| match r {
+                    Record::Frame(f) => match &f.payload {
+                        Payload::Single(m) => Some((
+                            m.id.clone(),
+                            m.error_code,
+                            f.direction.unwrap(),
+                            f.prov.location.line.unwrap(),
+                        )),
+                        _ => None,
+                    },
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<_> = ids
+                .into_iter()
+                .map(|i| (i, Some(-32001), Direction::S2c, 1))
+                .collect();
+            assert_eq!(got, want, "{line}");
+        }
+        // A list that cannot be read is no traffic.
+        let p = parse(Input {
+            file: 0,
+            name: "r.log",
+            text: "[2026-12-04T18:38:41.580Z][4172] Failing requests the dropped session can no longer answer {\"ids\":[]}\n",
+        });
+        assert_eq!((p.records.len(), p.other_lines), (0, 1));
+    }
+
     #[test]
     fn never_panics_on_odd_input() {
         for t in [
@@ -468,6 +654,9 @@ mod tests {
             "[2026-13-45T23:03:37.021Z][1] Local → Remote message {\"id\":1}",
             "[é] [Local→Remote] é",
             "[1]é",
+            "[1] Failing requests the dropped session can no longer answer {",
+            "[1] Failing requests the dropped session can no longer answer { ids: [ [] ] }",
+            "[1] Starting mcp-remote",
         ] {
             let _ = parse(Input {
                 file: 0,

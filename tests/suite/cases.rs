@@ -174,6 +174,12 @@ real_in! {
     real4_mcp_recorder_stdio => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__stdio-feature-run.json";
     real4_inspector_history => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-connect-replay.json";
     real4_inspector_history_progress => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-tools-progress.json";
+    unseen_mcp_remote_two_clients => "tests/data/real4/unseen", "mr-debug-two-clients.debug-file.log";
+    unseen_mcp_remote_two_runs => "tests/data/real4/unseen", "mr-debug-two-runs.debug-file.log";
+    unseen_mcp_remote_sse_restart_debug_file => "tests/data/real4/unseen", "mr-sse-restart.debug-file.log";
+    unseen_mcp_remote_sse_restart_debug_stderr => "tests/data/real4/unseen", "mr-sse-restart.debug-stderr.log";
+    unseen_mcp_proxy_sse_two_clients => "tests/data/real4/unseen", "mp-server-sse-two-clients.debug.log";
+    unseen_mcp_proxy_named_servers_sse => "tests/data/real4/unseen", "mp-named-servers-sse.debug.log";
 }
 
 /// Real captures that hold no JSON-RPC traffic (a client that hung before
