@@ -527,7 +527,7 @@ pub fn parse_duration_us(text: &str) -> std::result::Result<i64, String> {
             "`{text}` is negative; a duration is 0 or more (e.g. 60s, 1500ms, 2m)"
         )),
         _ => Err(format!(
-            "`{text}` is not a duration (use e.g. 60s, 1500ms, 2m)"
+            "`{text}` is not a duration: a number and a unit, us, ms, s, m or h (e.g. 60s, 1500ms, 2m; no unit is ms)"
         )),
     }
 }
@@ -736,6 +736,11 @@ mod tests {
         assert_eq!(parse_duration_us("2m"), Ok(120_000_000));
         assert_eq!(parse_duration_us("250"), Ok(250_000));
         assert!(parse_duration_us("soon").is_err());
+        // Days are no unit: the message lists those there are.
+        assert_eq!(
+            parse_duration_us("99999999999999999999d"),
+            Err("`99999999999999999999d` is not a duration: a number and a unit, us, ms, s, m or h (e.g. 60s, 1500ms, 2m; no unit is ms)".into())
+        );
         assert_eq!(parse_duration_us("1000000h"), Ok(3_600_000_000_000_000));
         assert_eq!(
             parse_duration_us("99999999999999999999h"),

@@ -220,6 +220,20 @@ fn read_otlp_evidence(rep: &Report<'_>, replies: &otlp::Replies) -> otlp::Excerp
         .collect()
 }
 
+/// The first input of the run that lies inside `dir` (outputs written
+/// among the captures hide them from later folder walks), as named.
+fn input_inside(dir: &Path, rep: &Report<'_>) -> Option<String> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    rep.inputs
+        .iter()
+        .find(|i| {
+            std::fs::canonicalize(&i.file)
+                .ok()
+                .is_some_and(|p| p.starts_with(&dir))
+        })
+        .map(|i| i.file.clone())
+}
+
 /// Writes the `--out` folder: `summary.json` and the tables on one side,
 /// the evidence re-read and `report.html` on the other, at once (issue
 /// 13: on two threads the outputs cost about what the larger side does).
@@ -232,6 +246,12 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating output directory {}", dir.display()))?;
+    if let Some(input) = input_inside(dir, rep) {
+        eprintln!(
+            "mcp-audit: --out {}: the folder holds this run's input {input}; once summary.json is in it, a walk of that folder skips it whole as an mcp-audit output folder: give --out a folder of its own",
+            dir.display()
+        );
+    }
     let (files, page) = crate::timings::join(
         || -> Result<()> {
             let (summary, tables) = crate::timings::join(

@@ -1078,3 +1078,33 @@ fn a_response_stamped_before_its_request_is_said() {
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(s["latency_ms"]["unknown"]["before_request"], 1);
 }
+
+/// `--out` pointed at the folder of the captures is written (the user
+/// asked for it), with a line saying that folder walks will skip it.
+#[test]
+fn out_among_the_inputs_is_said() {
+    let d = out_dir("out_among_inputs");
+    let p = d.join("one.ndjson");
+    std::fs::write(
+        &p,
+        concat!(
+            r#"{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#,
+            "\n",
+            r#"{"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let o = mcp_audit(&[p.to_str().unwrap(), "--out", d.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "mcp-audit: --out {}: the folder holds this run's input {}; once summary.json is in it, a walk of that folder skips it whole as an mcp-audit output folder: give --out a folder of its own",
+            d.display(),
+            p.display()
+        )
+    );
+    assert!(d.join("summary.json").exists());
+}
