@@ -487,7 +487,8 @@ fn firefox_open_stream_bounds_no_latency() {
 /// line 35): `trigger-long-running-operation` id 16, 2 s in 4 steps, sent 4
 /// progress notifications (lines 36-39, 500 ms apart) and its result at
 /// line 40, 2009.0 ms after the request. It is a slow tail of the capture
-/// (median 3.0 ms), but one its server reported progress on: `info`, so
+/// (the median of its 17 latencies, an odd count, is 3.0 ms, its p50), but
+/// one its server reported progress on: `info`, so
 /// `--fail-on warning` passes a healthy capture.
 #[test]
 fn slow_tail_with_progress_is_info() {
@@ -502,7 +503,7 @@ fn slow_tail_with_progress_is_info() {
             "info".into(),
             16.into(),
             json!({"line": 35}),
-            "took 2009.0 ms, 670× the capture's median 3.0 ms; the server reported progress on it (4 notifications): a long-running operation it kept the caller informed of (info)".into()
+            "took 2009.0 ms, 670× the median of the capture's 17 latencies (its own included), 3.0 ms, the capture's p50; the server reported progress on it (4 notifications): a long-running operation it kept the caller informed of (info)".into()
         )]
     );
 }
