@@ -11,10 +11,11 @@
 # the comparison as Markdown, to paste into an issue or a chat.
 #
 # Exit 0: every budget held and nothing got worse. 1: a latency budget
-# failed tonight, or a warning or error kind went up, or a p99 grew by more
-# than 20 % (diff.md and summary.json `gates` say which). 2: the day could
-# not be analysed (no traffic, an unreadable file): a night that analysed
-# nothing never reads as clean.
+# failed tonight, or a kind's warning or error findings went up (its info
+# ones, a capture gap or a long-running operation with progress, never
+# do), or a p99 grew by more than 20 % (diff.md and summary.json `gates`
+# say which). 2: the day could not be analysed (no traffic, an unreadable
+# file): a night that analysed nothing never reads as clean.
 set -uo pipefail
 usage="usage: nightly-example.sh LOGS OUT [DAY]"
 logs=${1:?$usage}

@@ -34,7 +34,10 @@ pub enum Command {
     /// folders): kinds up or down, sessions and inputs added or gone,
     /// p50/p99 per method.
     #[command(
-        after_help = "Exit codes: 0 no regression; 1 a regression (a warning or error kind whose count went up, \
+        after_help = "Findings are counted per kind and severity, each at the severity its run gave it: a \
+kind's info findings (a capture gap, a long-running operation with progress) apart from its warnings and \
+errors.\n\
+Exit codes: 0 no regression; 1 a regression (warning or error findings of a kind that went up in number, \
 or a p99 that grew beyond --p99-regression); 2 a side that could not be read."
     )]
     Diff(DiffArgs),

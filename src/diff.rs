@@ -6,8 +6,10 @@
 //! (new kinds, counts up or down), sessions and inputs added or gone, and
 //! latency p50/p99 per method (the whole run as `*`; per method only where
 //! both sides have a `latency.csv`). A regression, which makes the exit
-//! code 1, is a warning or error kind whose count went up, or a p99 that
-//! grew by more than `--p99-regression` (default 20 %).
+//! code 1, is a kind whose warning or error findings went up in number,
+//! each finding judged by the severity its run gave it (a capture gap's
+//! `info` or the traffic's never counts), or a p99 that grew by more than
+//! `--p99-regression` (default 20 %).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -22,8 +24,11 @@ use crate::analyze::{FindingKind, Severity};
 /// What one side of a diff holds.
 #[derive(Debug, Default, Clone)]
 pub struct Side {
-    /// Findings per kind (every kind `findings_by_kind` names).
-    pub kinds: BTreeMap<String, u64>,
+    /// Findings per kind and severity, as the run rated each finding
+    /// (`summary.json` `findings[].severity`, the `severity` column of a
+    /// shard's findings): a kind's `info` findings (a capture gap, a
+    /// long-running operation with progress) apart from its warnings.
+    pub kinds: BTreeMap<(String, String), u64>,
     /// Session names (with their file, `file: name`).
     pub sessions: BTreeSet<String>,
     /// Input files.
@@ -86,12 +91,10 @@ pub fn read_side_of(path: &Path, only: &[(String, String)]) -> Result<Side> {
             summary.display()
         );
     }
-    let mut side = Side::default();
-    if let Some(m) = v["findings_by_kind"].as_object() {
-        for (k, n) in m {
-            side.kinds.insert(k.clone(), n.as_u64().unwrap_or(0));
-        }
-    }
+    let mut side = Side {
+        kinds: kinds_of_summary(&v),
+        ..Side::default()
+    };
     for s in v["sessions"].as_array().into_iter().flatten() {
         let name = s["name"].as_str().unwrap_or("");
         let file = s["file"].as_str().unwrap_or("");
@@ -119,6 +122,33 @@ pub fn read_side_of(path: &Path, only: &[(String, String)]) -> Result<Side> {
             .with_context(|| format!("{}: not an mcp-audit latency.csv", csv.display()))?;
     }
     Ok(side)
+}
+
+/// Findings per kind and severity of a `summary.json`: each of
+/// `findings` by its own `severity`; what `findings_by_kind` counts
+/// beyond them (a summary that lists fewer) at the kind's catalogue
+/// severity (`unknown` for a kind this build does not know).
+fn kinds_of_summary(v: &Value) -> BTreeMap<(String, String), u64> {
+    let mut kinds: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut listed: BTreeMap<&str, u64> = BTreeMap::new();
+    for f in v["findings"].as_array().into_iter().flatten() {
+        let (Some(k), Some(sev)) = (f["kind"].as_str(), f["severity"].as_str()) else {
+            continue;
+        };
+        *kinds.entry((k.to_string(), sev.to_string())).or_insert(0) += 1;
+        *listed.entry(k).or_insert(0) += 1;
+    }
+    for (k, n) in v["findings_by_kind"].as_object().into_iter().flatten() {
+        let rest = n
+            .as_u64()
+            .unwrap_or(0)
+            .saturating_sub(listed.get(k.as_str()).copied().unwrap_or(0));
+        if rest > 0 {
+            let sev = FindingKind::from_name(k).map_or("unknown", |f| f.severity().as_str());
+            *kinds.entry((k.clone(), sev.to_string())).or_insert(0) += rest;
+        }
+    }
+    kinds
 }
 
 /// Parses `KEY=VALUE,KEY=VALUE` (`--old-partition`, `--new-partition`).
@@ -247,8 +277,12 @@ fn read_shards(root: &Path, only: &[(String, String)]) -> Result<Side> {
         );
     }
     for (_, df) in &findings {
-        for k in strings(df, "kind")?.into_iter().flatten() {
-            *side.kinds.entry(k).or_insert(0) += 1;
+        let severities = strings(df, "severity")?;
+        for (k, sev) in strings(df, "kind")?.into_iter().zip(severities) {
+            let (Some(k), Some(sev)) = (k, sev) else {
+                continue;
+            };
+            *side.kinds.entry((k, sev)).or_insert(0) += 1;
         }
     }
     for (part, df) in &sessions {
@@ -325,18 +359,21 @@ fn read_latency_csv(
     Ok(())
 }
 
-/// One kind whose count changed.
+/// One kind and severity whose count changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KindChange {
     /// The kind.
     pub kind: String,
-    /// Its catalogue severity (`unknown` for a name this build does not know).
-    pub severity: &'static str,
+    /// The severity these findings of the kind have, as the runs rated
+    /// each (`info` where a capture gap or the traffic explains it; the
+    /// catalogue's, or `unknown` for a kind this build does not know,
+    /// where a summary counts findings it does not list).
+    pub severity: String,
     /// Count in OLD.
     pub old: u64,
     /// Count in NEW.
     pub new: u64,
-    /// A warning or error kind that went up.
+    /// Warning or error findings (or of an unknown severity) that went up.
     pub regression: bool,
 }
 
@@ -389,26 +426,28 @@ pub struct Diff {
 /// Compares two sides; `p99_pct` is the p99 growth (percent) that counts
 /// as a regression.
 pub fn compare(old: &Side, new: &Side, p99_pct: f64, min_latencies: u64) -> Diff {
-    let names: BTreeSet<&String> = old.kinds.keys().chain(new.kinds.keys()).collect();
-    let kinds: Vec<KindChange> = names
+    let names: BTreeSet<&(String, String)> = old.kinds.keys().chain(new.kinds.keys()).collect();
+    let mut kinds: Vec<KindChange> = names
         .into_iter()
-        .filter_map(|k| {
+        .filter_map(|key| {
             let (o, n) = (
-                old.kinds.get(k).copied().unwrap_or(0),
-                new.kinds.get(k).copied().unwrap_or(0),
+                old.kinds.get(key).copied().unwrap_or(0),
+                new.kinds.get(key).copied().unwrap_or(0),
             );
-            (o != n).then(|| {
-                let sev = FindingKind::from_name(k).map(FindingKind::severity);
-                KindChange {
-                    kind: k.clone(),
-                    severity: sev.map_or("unknown", Severity::as_str),
-                    old: o,
-                    new: n,
-                    regression: n > o && sev.is_none_or(|s| s >= Severity::Warning),
-                }
+            let (kind, severity) = key.clone();
+            // Each finding counts at its own severity: info never
+            // regresses; a severity this build cannot read does.
+            let counts = severity != Severity::Info.as_str();
+            (o != n).then_some(KindChange {
+                kind,
+                severity,
+                old: o,
+                new: n,
+                regression: n > o && counts,
             })
         })
         .collect();
+    kinds.sort_by_key(|k| (k.kind.clone(), severity_rank(&k.severity)));
     let latency: Vec<LatencyChange> = old
         .latency
         .iter()
@@ -459,6 +498,14 @@ pub fn compare(old: &Side, new: &Side, p99_pct: f64, min_latencies: u64) -> Diff
         min_latencies,
         regression,
     }
+}
+
+/// Rows of one kind in order error, warning, info (then any other word).
+fn severity_rank(severity: &str) -> u8 {
+    [Severity::Error, Severity::Warning, Severity::Info]
+        .iter()
+        .position(|s| s.as_str() == severity)
+        .map_or(3, |i| i as u8)
 }
 
 /// The folder (ending in `/`) that holds every one of `inputs`, or `""`.
@@ -570,15 +617,33 @@ fn md_name(s: &str) -> String {
     }
 }
 
-/// A captured string for Markdown: control characters escaped, then
-/// every ASCII punctuation character that Markdown could read as markup
-/// (emphasis, links, HTML, table cells) backslash-escaped (CommonMark
-/// §2.4), so a session or file name shows as written and injects nothing.
+/// A captured string for Markdown text or a table cell: control
+/// characters escaped, then backslash-escaped (CommonMark §2.4) only what
+/// Markdown could read as markup there: `|` (a cell's end), `` ` `` (code),
+/// `\`, `*` and `~` (emphasis, strike-through), `_` where it could open or
+/// close emphasis (not inside a word: `a_b` stays), `<` (HTML, autolinks),
+/// `[` and `]` (links), `&` (entities), and a first character that could
+/// start a block (`#`, `>`, `+`, `-`, `=`; the `.` or `)` after leading
+/// digits). Dots, slashes and the rest are shown as written
+/// (`./logs/a.log`), and nothing is injected.
 fn md_esc(s: &str) -> String {
     let plain = esc(s);
-    let mut out = String::with_capacity(plain.len());
-    for c in plain.chars() {
-        if c.is_ascii_punctuation() {
+    let chars: Vec<char> = plain.chars().collect();
+    let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
+    let word = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    let mut out = String::with_capacity(plain.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        let markup = match c {
+            '|' | '`' | '\\' | '*' | '~' | '<' | '[' | ']' | '&' => true,
+            '_' => !(word(i.checked_sub(1)) && word(Some(i + 1))),
+            '#' | '>' | '+' | '-' | '=' => i == 0,
+            '.' | ')' => digits > 0 && i == digits,
+            _ => false,
+        };
+        if markup {
             out.push('\\');
         }
         out.push(c);
@@ -700,7 +765,17 @@ mod tests {
 
     fn side(kinds: &[(&str, u64)], lat: &[(&str, f64, f64)], sessions: &[&str]) -> Side {
         Side {
-            kinds: kinds.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            kinds: kinds
+                .iter()
+                .map(|(k, n)| {
+                    // `kind:severity`, or the kind at its catalogue severity.
+                    let (k, sev) = k.split_once(':').unwrap_or((
+                        k,
+                        FindingKind::from_name(k).map_or("unknown", |f| f.severity().as_str()),
+                    ));
+                    ((k.to_string(), sev.to_string()), *n)
+                })
+                .collect(),
             sessions: sessions.iter().map(|s| s.to_string()).collect(),
             inputs: BTreeSet::new(),
             latency: lat
@@ -726,7 +801,7 @@ mod tests {
              | method | p50 ms old → new | p99 ms old → new | p99 change | |\n\
              |---|---:|---:|---:|---|\n\
              | `tools/call` | 10 → 10 | 100 → 150 | +50% | regression |\n\n\
-             - sessions added (1): s\\|b\\*\\<x\\>\n"
+             - sessions added (1): s\\|b\\*\\<x>\n"
         );
     }
 
@@ -776,6 +851,108 @@ mod tests {
         assert!(d.regression);
         let calm = compare(&old, &old, 20.0, 20);
         assert!(!calm.regression && calm.kinds.is_empty() && calm.latency.is_empty());
+    }
+
+    /// A kind's info findings are counted apart from its warnings and
+    /// errors, and never regress: slow_tail info 1 -> 4 (long-running
+    /// operations with progress) and missing_response info 0 -> 1 (a
+    /// capture gap) are shown, not judged; slow_tail warning 0 -> 1 and a
+    /// severity this build cannot read (unknown, 0 -> 2) are regressions.
+    #[test]
+    fn info_findings_never_regress() {
+        let old = side(&[("slow_tail:info", 1)], &[], &[]);
+        let new = side(
+            &[
+                ("slow_tail:info", 4),
+                ("missing_response:info", 1),
+                ("missing_response:error", 0),
+            ],
+            &[],
+            &[],
+        );
+        let d = compare(&old, &new, 20.0, 20);
+        assert_eq!(
+            text(&d, false),
+            "mcp-audit diff: no regression\n\
+             findings:\n  \
+             missing_response                     info    0 -> 1\n  \
+             slow_tail                            info    1 -> 4\n"
+        );
+        assert!(!d.regression);
+        let worse = side(
+            &[
+                ("slow_tail:info", 4),
+                ("slow_tail:warning", 1),
+                ("future_kind:unknown", 2),
+            ],
+            &[],
+            &[],
+        );
+        let d = compare(&old, &worse, 20.0, 20);
+        assert_eq!(
+            d.kinds
+                .iter()
+                .map(|k| (
+                    k.kind.as_str(),
+                    k.severity.as_str(),
+                    k.old,
+                    k.new,
+                    k.regression
+                ))
+                .collect::<Vec<_>>(),
+            [
+                ("future_kind", "unknown", 0, 2, true),
+                ("slow_tail", "warning", 0, 1, true),
+                ("slow_tail", "info", 1, 4, false),
+            ]
+        );
+        assert!(d.regression);
+    }
+
+    /// summary.json: each listed finding at its own severity; what
+    /// `findings_by_kind` counts beyond the list at the catalogue's.
+    #[test]
+    fn summary_findings_are_counted_by_their_severity() {
+        let v: Value = serde_json::from_str(
+            r#"{"findings": [
+                {"kind": "slow_tail", "severity": "info"},
+                {"kind": "slow_tail", "severity": "warning"},
+                {"kind": "missing_response", "severity": "info"}],
+              "findings_by_kind": {"slow_tail": 3, "missing_response": 1, "duplicate_id": 0}}"#,
+        )
+        .unwrap();
+        let got: Vec<((String, String), u64)> = kinds_of_summary(&v).into_iter().collect();
+        let row = |k: &str, s: &str, n| ((k.to_string(), s.to_string()), n);
+        assert_eq!(
+            got,
+            [
+                row("missing_response", "info", 1),
+                row("slow_tail", "info", 1),
+                row("slow_tail", "warning", 2),
+            ]
+        );
+    }
+
+    /// Markdown escapes only what it would read as markup: a file name
+    /// shows as written (`./other.log`, `a_b-c.log`), `|`, backticks,
+    /// `*`, `<`, `[`/`]`, `&`, an `_` at a word's edge and a leading `#`,
+    /// `-` or `1.` are escaped.
+    #[test]
+    fn markdown_escapes_only_markup() {
+        let cases = [
+            ("./other.log", "./other.log"),
+            ("/var/log/mcp/a_b-c.log: s1", "/var/log/mcp/a_b-c.log: s1"),
+            ("a|b`c`", "a\\|b\\`c\\`"),
+            ("*x* _y_ <b>&amp;", "\\*x\\* \\_y\\_ \\<b>\\&amp;"),
+            ("[x](y)", "\\[x\\](y)"),
+            ("# h", "\\# h"),
+            ("-a-b", "\\-a-b"),
+            ("12. x.y", "12\\. x.y"),
+            ("back\\slash", "back\\\\slash"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(md_esc(s), want, "{s}");
+        }
     }
 
     /// Two nights analysed as `/logs/DAY/`: the same file names are the

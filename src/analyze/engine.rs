@@ -2450,16 +2450,28 @@ impl Walker<'_> {
                 let med = super::latency::median_without(&sorted, at);
                 if (l as f64) >= factor * med {
                     let rest = sorted.len() - 1;
-                    let how = if rest.is_multiple_of(2) {
-                        format!(" (the mean of the middle two of {rest})")
-                    } else {
-                        String::new()
+                    let ms = |x: Micros| x as f64 / 1000.0;
+                    // Exactly what it is compared with: the other
+                    // members' latencies, the middle two of an even count.
+                    let basis = match super::latency::middle_two(&sorted, at) {
+                        _ if rest == 1 => {
+                            format!("its batch's one other latency, {:.1} ms", med / 1000.0)
+                        }
+                        Some((a, b)) => format!(
+                            "the median of its batch's other {rest} latencies, {:.1} ms (the mean of the middle two, {:.1} and {:.1} ms)",
+                            med / 1000.0,
+                            ms(a),
+                            ms(b)
+                        ),
+                        None => format!(
+                            "the median of its batch's other {rest} latencies, {:.1} ms",
+                            med / 1000.0
+                        ),
                     };
                     let detail = format!(
-                        "took {:.1} ms, {:.0}× the median {:.1} ms of the rest of its batch{how}: it held the batch back",
+                        "took {:.1} ms, {:.0}× {basis}: it held the batch back",
                         l as f64 / 1000.0,
                         l as f64 / med.max(1.0),
-                        med / 1000.0
                     );
                     let f = self.out.requests[r].finding(
                         K::SlowTail,
@@ -2531,6 +2543,118 @@ pub(super) mod tests {
         format!(
             r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{rev}","serverInfo":{{"name":"s","version":"1"}}}}}}"#
         )
+    }
+
+    /// A batch member's `slow_tail` says what it is compared with: the
+    /// other members' latencies. Batch 1 (ids 1–5 at 0 ms, answered at
+    /// 10, 20, 30, 40 and 2000 ms): id 5 against 10, 20, 30, 40, whose
+    /// median is 25 ms, the mean of 20 and 30 (2000 / 25 = 80×). Batch 2
+    /// (ids 6, 7 at 3000 ms, answered after 10 and 2000 ms): id 7 against
+    /// the one other, 10 ms (200×). Batch 3 (ids 8–11 at 6000 ms, after 10,
+    /// 20, 30 and 2000 ms): id 11 against 10, 20, 30, median 20 ms (100×).
+    #[test]
+    fn batch_slow_tail_names_what_it_is_compared_with() {
+        let req = |ids: std::ops::RangeInclusive<u32>| {
+            let m: Vec<String> = ids
+                .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call"}}"#))
+                .collect();
+            format!("[{}]", m.join(","))
+        };
+        let res = |i: u32| format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#);
+        let (b1, b2, b3) = (req(1..=5), req(6..=7), req(8..=11));
+        let r: Vec<(i64, u32)> = vec![
+            (10, 1),
+            (20, 2),
+            (30, 3),
+            (40, 4),
+            (2000, 5),
+            (3010, 6),
+            (5000, 7),
+            (6010, 8),
+            (6020, 9),
+            (6030, 10),
+            (8000, 11),
+        ];
+        let answers: Vec<String> = r.iter().map(|&(_, i)| res(i)).collect();
+        let mut lines: Vec<(i64, &str, &str)> = vec![(0, "c2s", &b1)];
+        lines.extend(
+            r[..5]
+                .iter()
+                .zip(&answers[..5])
+                .map(|(&(t, _), a)| (t, "s2c", a.as_str())),
+        );
+        lines.push((3000, "c2s", &b2));
+        lines.extend(
+            r[5..7]
+                .iter()
+                .zip(&answers[5..7])
+                .map(|(&(t, _), a)| (t, "s2c", a.as_str())),
+        );
+        lines.push((6000, "c2s", &b3));
+        lines.extend(
+            r[7..]
+                .iter()
+                .zip(&answers[7..])
+                .map(|(&(t, _), a)| (t, "s2c", a.as_str())),
+        );
+        let (_, a) = run(&lines);
+        let tails: Vec<(String, &str)> = a
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::SlowTail)
+            .map(|f| (f.id.to_json().to_string(), f.detail.as_str()))
+            .collect();
+        assert_eq!(
+            tails,
+            [
+                (
+                    "5".to_string(),
+                    "took 2000.0 ms, 80× the median of its batch's other 4 latencies, 25.0 ms (the mean of the middle two, 20.0 and 30.0 ms): it held the batch back"
+                ),
+                (
+                    "7".to_string(),
+                    "took 2000.0 ms, 200× its batch's one other latency, 10.0 ms: it held the batch back"
+                ),
+                (
+                    "11".to_string(),
+                    "took 2000.0 ms, 100× the median of its batch's other 3 latencies, 20.0 ms: it held the batch back"
+                ),
+            ]
+        );
+    }
+
+    /// A `slow_tail` outside batches says what it is compared with, so
+    /// that it never reads against the summary's p50: the latencies of a
+    /// fresh user's capture (tools/call id 4 took 2013 ms; the others 491,
+    /// 12, 4, 4, 3, 11 and 1 ms) sorted are 1, 3, 4, 4, 11, 12, 491, 2013:
+    /// the median is 7.5 ms, the mean of the 4th and 5th (4 and 11), and
+    /// p50 the 4th, 4.0 ms; 2013 / 7.5 = 268.4.
+    #[test]
+    fn capture_slow_tail_names_what_it_is_compared_with() {
+        let took = [491, 12, 4, 4, 2013, 3, 11, 1];
+        let (mut t, mut lines) = (0, Vec::new());
+        let msgs: Vec<(String, String)> = took
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                (
+                    format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call"}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#),
+                )
+            })
+            .collect();
+        for (l, (q, r)) in took.iter().zip(&msgs) {
+            lines.push((t, "c2s", q.as_str()));
+            lines.push((t + l, "s2c", r.as_str()));
+            t += l + 1;
+        }
+        let (f, a) = run(&lines);
+        assert_eq!(f, [("slow_tail", "4".to_string())]);
+        assert_eq!(
+            a.findings[0].detail,
+            "took 2013.0 ms, 268× the median of the capture's 8 latencies (its own included), 7.5 ms: the mean of the middle two, 4.0 and 11.0 ms (the capture's p50 is the lower)"
+        );
+        assert_eq!(a.latency.map(|q| q.p50), Some(4.0));
     }
 
     /// `1e400` is an integer no double holds: the request's

@@ -93,7 +93,7 @@ pub fn median(values: &[Micros]) -> f64 {
 }
 
 /// [`median`] of values already sorted.
-fn median_of_sorted(v: &[Micros]) -> f64 {
+pub fn median_of_sorted(v: &[Micros]) -> f64 {
     let n = v.len();
     if n == 0 {
         0.0
@@ -120,8 +120,36 @@ pub fn median_without(sorted: &[Micros], skip: usize) -> f64 {
     }
 }
 
+/// The two middle values of `sorted` without its element at index `skip`
+/// (`usize::MAX`: none left out) when they are an even count, not zero:
+/// the values whose mean is their median (rule 10), which a `slow_tail`
+/// detail names beside the nearest-rank p50 (the lower of the two).
+pub fn middle_two(sorted: &[Micros], skip: usize) -> Option<(Micros, Micros)> {
+    let n = sorted.len() - usize::from(skip < sorted.len());
+    if n == 0 || n % 2 == 1 {
+        return None;
+    }
+    let at = |k: usize| sorted[if k < skip { k } else { k + 1 }];
+    Some((at(n / 2 - 1), at(n / 2)))
+}
+
 #[cfg(test)]
 mod tests {
+    /// 1, 3, 3, 7, 9, 12: the middle two are 3 and 7 (median 5); without
+    /// the 9 (index 4) five are left: none. 1, 3, 3, 7: 3 and 3. 1, 3, 3,
+    /// 7, 9 without the 1 (index 0) is 3, 3, 7, 9: 3 and 7. One value
+    /// without itself, and no value: none.
+    #[test]
+    fn middle_two_of_an_even_count() {
+        let v: Vec<super::Micros> = vec![1, 3, 3, 7, 9, 12];
+        assert_eq!(super::middle_two(&v, usize::MAX), Some((3, 7)));
+        assert_eq!(super::middle_two(&v, 4), None);
+        assert_eq!(super::middle_two(&v[..4], usize::MAX), Some((3, 3)));
+        assert_eq!(super::middle_two(&v[..5], 0), Some((3, 7)));
+        assert_eq!(super::middle_two(&v[..1], 0), None);
+        assert_eq!(super::middle_two(&[], usize::MAX), None);
+    }
+
     #[test]
     fn median_without_equals_median_of_the_rest() {
         let v: Vec<super::Micros> = vec![1, 3, 3, 7, 9, 12, 40];

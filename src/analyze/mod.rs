@@ -216,15 +216,29 @@ pub fn batch_metrics(results: &[&SessionResult]) -> BatchMetrics {
 /// median latency.
 fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
     if all.len() >= 5 {
-        let med = latency::median(all);
+        let mut sorted = all.to_vec();
+        sorted.sort_unstable();
+        let med = latency::median_of_sorted(&sorted);
         let inputs: std::collections::HashSet<usize> = results.iter().map(|r| r.input).collect();
         let scope = if inputs.len() > 1 { "run" } else { "capture" };
-        // An even count's median is no latency of the capture (and not
-        // the summary's nearest-rank p50, the lower of the two): say so.
-        let how = if all.len().is_multiple_of(2) {
-            format!(" (the mean of the middle two of {} latencies)", all.len())
-        } else {
-            String::new()
+        // What the latency is compared with, exactly: the median of every
+        // latency `latency_ms` counts. An even count's median is no
+        // latency of the capture, and not the summary's nearest-rank p50
+        // (the lower of the middle two): the detail names both.
+        let ms = |x: Micros| x as f64 / 1000.0;
+        let basis = match latency::middle_two(&sorted, usize::MAX) {
+            Some((a, b)) => format!(
+                "the median of the {scope}'s {} latencies (its own included), {:.1} ms: the mean of the middle two, {:.1} and {:.1} ms (the {scope}'s p50 is the lower)",
+                all.len(),
+                med / 1000.0,
+                ms(a),
+                ms(b)
+            ),
+            None => format!(
+                "the median of the {scope}'s {} latencies (its own included), {:.1} ms, the {scope}'s p50",
+                all.len(),
+                med / 1000.0
+            ),
         };
         for r in results.iter_mut() {
             let mut tails = Vec::new();
@@ -242,10 +256,9 @@ fn slow_tails(cfg: &Config, results: &mut [SessionResult], all: &[Micros]) {
                     &r.name,
                     r.input,
                     format!(
-                        "took {:.1} ms, {:.0}× the {scope}'s median {:.1} ms{how}",
+                        "took {:.1} ms, {:.0}× {basis}",
                         l as f64 / 1000.0,
                         l as f64 / med.max(1.0),
-                        med / 1000.0
                     ),
                 );
                 // A session's first request, when it opens the session,

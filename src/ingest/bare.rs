@@ -1,18 +1,25 @@
 //! Bare NDJSON (FORMATS.md table 8.2 row 12, §8.3.7): one JSON-RPC message
 //! or batch per line, no timestamps, no direction.
 //!
-//! A message with `method` (for a batch, its first element) is read as
-//! client→server, any other as server→client. Every non-blank line is
-//! traffic; a line that is not a JSON object or array is a `non_json_line`
-//! with no direction. The file is the session key.
+//! The direction of a message (for a batch, its first element) is read
+//! from what it is ([`Directions`], FORMATS.md §8.3.7): a method only a
+//! server sends is server→client, any other message with `method`
+//! client→server; a response answers the side whose request with its id
+//! is open (the client answers the server's `sampling/createMessage`),
+//! else it is server→client. Every non-blank line is traffic; a line that
+//! is not a JSON object or array is a `non_json_line` with no direction.
+//! The file is the session key.
+
+use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
 
 use super::input::Input;
 use super::lines::{Line, Lines};
 use super::sink::{At, LineReader, LineSink, read_lines};
+use crate::record::id::LooseKey;
 use crate::record::jsonrpc::parse_payload;
-use crate::record::{Direction, Kind, Member, Parsed, Payload};
+use crate::record::{Direction, Frame, Kind, Member, Message, Parsed, Payload, Record};
 
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "bare";
@@ -91,20 +98,28 @@ impl<'de> serde::Deserialize<'de> for FirstMember {
     }
 }
 
-/// The direction bare NDJSON gives a payload (FORMATS.md §8.3.7): s2c for
-/// a notification only a server sends (the same table as MCPSpy's,
+/// The direction bare NDJSON gives a payload by what it is alone
+/// (FORMATS.md §8.3.7): s2c for a request or notification only a server
+/// sends (`sampling/createMessage`, `roots/list`, `elicitation/create`,
+/// `notifications/message`, `…/resources/updated`, `…/list_changed`,
+/// `…/elicitation/complete`: the table of MCPSpy's
 /// `mcpspy::sent_by_client`) and for `notifications/progress`, which a
 /// server sends on the client's requests (a client only on the server's,
 /// far rarer); else c2s when the message, or a batch's first element, has
-/// `method`; else s2c.
+/// `method`; else s2c. [`Directions`] then reads responses (and
+/// cancellations) against the requests open each way.
 pub fn guess_direction(payload: &Payload) -> Direction {
-    let sent_by_client = |m: &crate::record::Message| {
+    let sent_by_client = |m: &Message| {
         m.kind != Kind::Response
-            && !(m.kind == Kind::Notification
-                && m.method.as_deref().is_some_and(|x| {
-                    x == "notifications/progress"
-                        || super::mcpspy::sent_by_client("notification", Some(x)) == Some(false)
-                }))
+            && !(m.method.as_deref().is_some_and(|x| {
+                let kind = if m.kind == Kind::Request {
+                    "request"
+                } else {
+                    "notification"
+                };
+                (m.kind == Kind::Notification && x == "notifications/progress")
+                    || super::mcpspy::sent_by_client(kind, Some(x)) == Some(false)
+            }))
     };
     let has_method = match payload {
         Payload::Single(m) => sent_by_client(m),
@@ -120,9 +135,125 @@ pub fn guess_direction(payload: &Payload) -> Direction {
     }
 }
 
+/// The directions of a bare NDJSON log's frames, read in file order
+/// (FORMATS.md §8.3.7): the requests still open each way decide where a
+/// response goes. A response (a batch: its first element) whose id is
+/// that of an open server request and of no open client request is the
+/// client's answer, client→server; any other response server→client. A
+/// `notifications/cancelled` naming an open server request and no open
+/// client request is the server's. Everything else keeps
+/// [`guess_direction`]. A frame's direction is worked out from its
+/// payload and the frames before it only, so reading the same frames again
+/// (a large file's blocks, parsed apart, then walked in order) gives the
+/// same directions.
+#[derive(Debug, Default)]
+pub struct Directions {
+    /// Open requests by id (loose key, DESIGN.md rule 5) and how many:
+    /// `[client's, server's]`.
+    open: [HashMap<LooseKey, u32>; 2],
+}
+
+impl Directions {
+    /// Sets the direction of frame `f` (a message or batch; other frames
+    /// keep theirs) and notes the requests it opens or answers.
+    pub fn frame(&mut self, f: &mut Frame) {
+        let first = match &f.payload {
+            Payload::Single(m) => Some(m),
+            Payload::Batch(ms) => match ms.first() {
+                Some(Member::Message(m)) => Some(m),
+                _ => None,
+            },
+            _ => return,
+        };
+        let guessed = guess_direction(&f.payload);
+        let d = match first {
+            Some(m) if m.kind == Kind::Response => self.answered_by_client(&m.id.loose()),
+            Some(m)
+                if m.kind == Kind::Notification
+                    && m.method.as_deref() == Some("notifications/cancelled") =>
+            {
+                let named = m.extra.as_ref().and_then(|e| e.cancel_id.as_ref());
+                if self.answered_by_client(&named.and_then(|i| i.loose())) == Direction::C2s {
+                    Direction::S2c
+                } else {
+                    guessed
+                }
+            }
+            _ => guessed,
+        };
+        f.direction = Some(d);
+        match &f.payload {
+            Payload::Single(m) => self.note(m, d),
+            Payload::Batch(ms) => {
+                for m in ms.iter().filter_map(|x| match x {
+                    Member::Message(m) => Some(m),
+                    Member::NotObject => None,
+                }) {
+                    self.note(m, d);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// C2s when `id` is that of an open server request and of no open
+    /// client request, else S2c.
+    fn answered_by_client(&self, id: &Option<LooseKey>) -> Direction {
+        let open = |side: usize| id.as_ref().is_some_and(|k| self.open[side].contains_key(k));
+        if open(1) && !open(0) {
+            Direction::C2s
+        } else {
+            Direction::S2c
+        }
+    }
+
+    /// Message `m`, sent `d`: a request opens its id on its sender's side;
+    /// a response closes one of the other side's; a cancellation closes
+    /// the request it names on its sender's side.
+    fn note(&mut self, m: &Message, d: Direction) {
+        let side = |d: Direction| usize::from(d == Direction::S2c);
+        let (key, side) = match m.kind {
+            Kind::Request => {
+                if let Some(k) = m.id.loose() {
+                    *self.open[side(d)].entry(k).or_insert(0) += 1;
+                }
+                return;
+            }
+            Kind::Response => (m.id.loose(), side(d.other())),
+            Kind::Notification => (
+                m.extra
+                    .as_ref()
+                    .and_then(|e| e.cancel_id.as_ref())
+                    .and_then(|i| i.loose()),
+                side(d),
+            ),
+        };
+        if let Some(k) = key
+            && let Some(n) = self.open[side].get_mut(&k)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.open[side].remove(&k);
+            }
+        }
+    }
+
+    /// Sets the directions of `records`, in order (see [`Directions`]).
+    pub fn settle(records: &mut [Record]) {
+        let mut d = Directions::default();
+        for r in records {
+            if let Record::Frame(f) = r {
+                d.frame(f);
+            }
+        }
+    }
+}
+
 /// Parses a bare NDJSON file (FORMATS.md §8.2 row 12).
 pub fn parse(input: Input<'_>) -> Parsed {
-    read_lines(LineSink::new(input, NAME), Bare)
+    let mut p = read_lines(LineSink::new(input, NAME), Bare);
+    Directions::settle(&mut p.records);
+    p
 }
 
 /// Reads each line alone; the file is the key.
@@ -169,6 +300,122 @@ mod tests {
         ] {
             assert!(!claims(no), "{no}");
         }
+    }
+
+    fn directions(p: &Parsed) -> Vec<(u64, &'static str)> {
+        p.records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => Some((
+                    f.prov.location.line.unwrap_or(0),
+                    f.direction.map_or("none", |d| d.as_str()),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The server's requests and the client's answers: a session of
+    /// server-everything 2.0.0 (tests/data/real4/fresh16/rich-bare.ndjson,
+    /// the messages of an envelope log without its `dir`), whose directions
+    /// the envelope log gave (`rich-bare.directions`, one per line).
+    /// sampling/createMessage id 0 (line 11), elicitation/create id 1 (15)
+    /// and roots/list id 2 (19) are the server's, each answered by the
+    /// client on the next line (12, 16, 20) while client ids 0, 1 and 2 are
+    /// answered; notifications/tools/list_changed (5–8) and
+    /// notifications/message (21, 24, 41) are the server's too. Before,
+    /// the server's requests were c2s and the client's answers s2c: 6
+    /// lines the wrong way, and 3 false `id_reused`.
+    #[test]
+    fn server_requests_and_their_answers() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real4/fresh16");
+        let text = std::fs::read_to_string(dir.join("rich-bare.ndjson")).unwrap();
+        let truth = std::fs::read_to_string(dir.join("rich-bare.directions")).unwrap();
+        let want: Vec<(u64, &str)> = truth
+            .lines()
+            .enumerate()
+            .map(|(i, d)| (i as u64 + 1, d))
+            .collect();
+        assert_eq!(want.len(), 48);
+        let p = parse(Input {
+            file: 0,
+            name: "rich-bare.ndjson",
+            text: &text,
+        });
+        assert_eq!(directions(&p), want);
+        let c2s_answers: Vec<u64> = want
+            .iter()
+            .filter(|&&(n, d)| {
+                d == "c2s"
+                    && text
+                        .lines()
+                        .nth(n as usize - 1)
+                        .unwrap()
+                        .contains("\"result\"")
+            })
+            .map(|&(n, _)| n)
+            .collect();
+        assert_eq!(c2s_answers, [12, 16, 20]);
+    }
+
+    /// Open requests decide: a response whose id is open on both sides
+    /// keeps the old reading (s2c); one open on the server's side only is
+    /// the client's; a cancellation naming an open server request only is
+    /// the server's; ids are compared loosely (`"7"` answers 7). Read
+    /// again in order after being read in two parts (blocks), the same.
+    #[test]
+    fn open_requests_decide_a_response() {
+        let text = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"sampling/createMessage\"}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{}}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"elicitation/create\"}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}\n\
+                    [{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"roots/list\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}]\n\
+                    [{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}]\n";
+        let p = parse(Input {
+            file: 0,
+            name: "b.jsonl",
+            text,
+        });
+        let want = vec![
+            (1, "c2s"),
+            (2, "s2c"),
+            (3, "s2c"), // 1 open both ways: the old reading, the client's 1 answered
+            (4, "c2s"), // only the server's 1 is open now: the client's answer
+            (5, "s2c"),
+            (6, "c2s"),
+            (7, "s2c"),
+            (8, "s2c"),
+            (9, "s2c"),
+            (10, "c2s"),
+        ];
+        assert_eq!(directions(&p), want);
+        // Lines 1..=4 and 5..=10 parsed apart, then read again in order.
+        let cut = text.match_indices('\n').nth(3).unwrap().0 + 1;
+        let mut records = parse(Input {
+            file: 0,
+            name: "b.jsonl",
+            text: &text[..cut],
+        })
+        .records;
+        records.extend(
+            parse(Input {
+                file: 0,
+                name: "b.jsonl",
+                text: &text[cut..],
+            })
+            .records,
+        );
+        Directions::settle(&mut records);
+        let again = Parsed {
+            records,
+            ..Default::default()
+        };
+        let lines: Vec<&str> = directions(&again).into_iter().map(|x| x.1).collect();
+        assert_eq!(lines, want.iter().map(|x| x.1).collect::<Vec<_>>());
     }
 
     #[test]

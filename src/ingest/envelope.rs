@@ -8,7 +8,9 @@
 //! are read by [`direction`]: a known name either way (`s2c`, `recv`,
 //! `server_to_client`, `stdout`, `<-`; `c2s`, `send`, `out`, `stdin`,
 //! `->`, …), else client→server with one line per unknown value. Every non-blank line is traffic: a line that is no
-//! envelope is a `non_json_line` with no direction; an envelope whose message
+//! envelope is a `non_json_line` with no direction, in the session a
+//! `session` member written whole before the JSON breaks off names (a cut
+//! last line stays in its session); an envelope whose message
 //! is not an object or array is one with its direction. The key is a
 //! non-empty string `session` (never split), else the file.
 
@@ -146,6 +148,52 @@ pub fn read(line: &str) -> Option<Envelope<'_>> {
         ts: ts.or(timestamp).or(time),
         session,
     })
+}
+
+/// The non-empty string `session` of a line that starts as a JSON object,
+/// read from the members written whole before the JSON breaks off or the
+/// skim gives up (a line cut as the log was written: `{"ts":…,"session":
+/// "s2","msg":{"jsonrpc":"2.0","id":1,"result":…`); `None` when no such
+/// member comes first.
+fn leading_session(line: &str) -> Option<String> {
+    let t = line.trim();
+    if !t.starts_with('{') {
+        return None;
+    }
+    let mut session = None;
+    let _ = scan::object_with(t, |k, skim| {
+        let raw = skim.value_raw()?;
+        if k == "session" {
+            session = Some(raw);
+        }
+        Some(())
+    });
+    session
+        .and_then(str_value)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.into_owned())
+}
+
+/// A line that is no whole envelope: a `non_json_line` with no direction,
+/// in the session its readable `session` member names (a last line the
+/// file ends inside of), else the file's.
+fn not_an_envelope(sink: &mut LineSink<'_>, n: u64, whole: &str) {
+    match leading_session(whole) {
+        Some(s) => sink.non_json(
+            At {
+                key: &s,
+                split: Split::Never,
+                direction: None,
+                ts: None,
+                line: n,
+            },
+            whole,
+        ),
+        None => {
+            let file = sink.input().name;
+            sink.non_json(At::by_start(file, None, None, n), whole)
+        }
+    }
 }
 
 /// Row 11 claims the line: a JSON object with a message member and a
@@ -320,7 +368,7 @@ impl LineReader for Envelopes {
         let (Some(env), Some(msg), Some(dir_raw)) =
             (env, env.and_then(|e| e.msg), env.and_then(|e| e.dir))
         else {
-            return sink.non_json(At::by_start(file, None, None, n), whole);
+            return not_an_envelope(sink, n, whole);
         };
         let session = env.session.and_then(str_value).filter(|s| !s.is_empty());
         let (key, split) = match &session {
@@ -500,6 +548,49 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// A line that is no whole envelope is in the session its `session`
+    /// member names when that member is written whole before the JSON
+    /// breaks off: a cut last line (line 2, the file ends inside it), a
+    /// broken line inside the file (line 3). A session cut inside its value
+    /// (line 4), one after the break (line 5), an empty one (line 6) and a
+    /// line that is no object (line 7) are the file's.
+    #[test]
+    fn a_cut_line_stays_in_its_session() {
+        let text = concat!(
+            "{\"ts\":\"2025-01-01T12:00:00Z\",\"dir\":\"c2s\",\"session\":\"s1\",\"msg\":{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}}\n",
+            "{\"ts\": \"2025-01-01T12:00:01Z\", \"dir\": \"s2c\", \"session\": \"s2\", \"msg\": {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {\"tools\": [\n",
+            "{\"session\":\"s\\u0033\",\"dir\":\"c2s\",\"msg\":{\"jsonrpc\":\"2.0\",,}}\n",
+            "{\"dir\":\"c2s\",\"session\":\"s4\n",
+            "{\"dir\":\"c2s\",\"msg\":{\"id\":},\"session\":\"s5\"}\n",
+            "{\"dir\":\"c2s\",\"session\":\"\",\"msg\":{\n",
+            "[\"session\",\"s7\"\n",
+        );
+        let p = parse(Input {
+            file: 0,
+            name: "f.jsonl",
+            text,
+        });
+        let keys: Vec<(u64, String, Option<Direction>, String)> = got(&p)
+            .into_iter()
+            .map(|(line, key, dir, _, kind)| (line, key, dir, kind))
+            .collect();
+        let row = |l: u64, k: &str, d: Option<Direction>, kind: &str| {
+            (l, k.to_string(), d, kind.to_string())
+        };
+        assert_eq!(
+            keys,
+            vec![
+                row(1, "s1", Some(Direction::C2s), "Request"),
+                row(2, "s2", None, "nonjson"),
+                row(3, "s3", None, "nonjson"),
+                row(4, "f.jsonl*", None, "nonjson"),
+                row(5, "f.jsonl*", None, "nonjson"),
+                row(6, "f.jsonl*", None, "nonjson"),
+                row(7, "f.jsonl*", None, "nonjson"),
+            ]
+        );
     }
 
     #[test]

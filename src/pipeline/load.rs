@@ -203,6 +203,11 @@ fn stream_blocks(
     damaged: bool,
 ) -> Loaded {
     let mut walk = SessionWalk::new(r.cfg, b.input, before);
+    if b.dialect == Dialect::Bare {
+        // A bare log's responses go the way the requests open before them
+        // say, across blocks (FORMATS.md §8.3.7).
+        walk.bare = Some(ingest::bare::Directions::default());
+    }
     let read = read_blocks(&mut reader, &display, b, r.progress, &mut walk);
     walk.errors.extend(read.errors);
     let walked = walk.finish(damaged);
@@ -363,6 +368,8 @@ struct SessionWalk<'c> {
     errors: Vec<Diagnostic>,
     other_lines: u64,
     any_message: bool,
+    /// A bare NDJSON log's directions, read in file order over the blocks.
+    bare: Option<ingest::bare::Directions>,
 }
 
 /// The sessions a [`SessionWalk`] walked, and what its blocks said.
@@ -384,6 +391,7 @@ impl<'c> SessionWalk<'c> {
             errors,
             other_lines: 0,
             any_message: false,
+            bare: None,
         }
     }
 
@@ -392,7 +400,10 @@ impl<'c> SessionWalk<'c> {
         for p in parsed {
             self.errors.extend(p.errors);
             self.other_lines += p.other_lines;
-            for rec in p.records {
+            for mut rec in p.records {
+                if let (Some(d), Record::Frame(f)) = (self.bare.as_mut(), &mut rec) {
+                    d.frame(f);
+                }
                 let Some((i, f)) = self.splitter.push(rec) else {
                     continue;
                 };

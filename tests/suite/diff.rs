@@ -274,3 +274,84 @@ fn diff_of_shard_folders() {
     let (code, _) = diff(&[&outs[0], &outs[1], "--old-partition", "date=2026-11-30"]);
     assert_eq!(code, Some(2));
 }
+
+/// Each finding is counted at the severity its run gave it. OLD: the
+/// server-everything stdio session of tests/data/real4/legacy, whose one
+/// finding is the `slow_tail` of `trigger-long-running-operation` id 16
+/// (line 35, 2009.0 ms, 4 progress notifications): info. NEW: the same
+/// session, a copy of it named `./other.log` (its slow_tail is info too)
+/// and tests/data/real4/fresh16/truncated.jsonl, whose last line is cut:
+/// its tools/list id 1 (line 4) is a `missing_response` that capture gap
+/// explains, info. Before, diff read `findings_by_kind` at the catalogue
+/// severity: `slow_tail warning 1 -> 2 REGRESSION`, `missing_response
+/// error 0 -> 1 REGRESSION`, exit 1, for a run with no warning or error.
+/// The latencies are the same (the copy doubles each; truncated.jsonl's
+/// initialize, 491 ms, leaves every p50 and p99 where it was), so no
+/// latency line. The Markdown shows the names as written: `./other.log`,
+/// not `\.\/other\.log`.
+#[test]
+fn info_findings_are_no_regression() {
+    let dir = out_dir("diff_info");
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let session = root().join("tests/data/real4/legacy/envelope_stdio__everything.jsonl");
+    std::fs::copy(&session, logs.join("other.log")).unwrap();
+    let cut = root().join("tests/data/real4/fresh16/truncated.jsonl");
+    let (session, cut) = (session.display().to_string(), cut.display().to_string());
+    let old = dir.join("old").display().to_string();
+    let new = dir.join("new").display().to_string();
+    mcp_audit_ok(&[&session, "--out", &old, "-q"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_mcp-audit"))
+        .current_dir(&logs)
+        .args([
+            "analyze",
+            &session,
+            "./other.log",
+            &cut,
+            "--out",
+            &new,
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "only info findings");
+
+    let (code, out) = diff(&[&old, &new]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "mcp-audit diff: no regression\n\
+             findings:\n  \
+             missing_response                     info    0 -> 1\n  \
+             slow_tail                            info    1 -> 2\n\
+             inputs added (2): ./other.log, {cut}\n\
+             sessions added (2): ./other.log, {cut}\n"
+        )
+    );
+    let (code, md) = diff(&[&old, &new, "--markdown"]);
+    assert_eq!(code, Some(0), "{md}");
+    assert_eq!(
+        md,
+        format!(
+            "## mcp-audit diff: no regression\n\n\
+             | kind | severity | old | new | |\n\
+             |---|---|---:|---:|---|\n\
+             | `missing_response` | info | 0 | 1 |  |\n\
+             | `slow_tail` | info | 1 | 2 |  |\n\n\
+             - inputs added (2): ./other.log, {cut}\n\
+             - sessions added (2): ./other.log, {cut}\n"
+        )
+    );
+    // The other way round, the info findings went down: no regression.
+    let (code, out) = diff(&[&new, &old, "--json"]);
+    assert_eq!(code, Some(0), "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["kinds"],
+        json!([
+            {"kind": "missing_response", "severity": "info", "old": 1, "new": 0, "regression": false},
+            {"kind": "slow_tail", "severity": "info", "old": 2, "new": 1, "regression": false},
+        ])
+    );
+}

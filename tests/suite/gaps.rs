@@ -487,7 +487,8 @@ fn firefox_open_stream_bounds_no_latency() {
 /// line 35): `trigger-long-running-operation` id 16, 2 s in 4 steps, sent 4
 /// progress notifications (lines 36-39, 500 ms apart) and its result at
 /// line 40, 2009.0 ms after the request. It is a slow tail of the capture
-/// (median 3.0 ms), but one its server reported progress on: `info`, so
+/// (the median of its 17 latencies, an odd count, is 3.0 ms, its p50), but
+/// one its server reported progress on: `info`, so
 /// `--fail-on warning` passes a healthy capture.
 #[test]
 fn slow_tail_with_progress_is_info() {
@@ -502,7 +503,7 @@ fn slow_tail_with_progress_is_info() {
             "info".into(),
             16.into(),
             json!({"line": 35}),
-            "took 2009.0 ms, 670× the capture's median 3.0 ms; the server reported progress on it (4 notifications): a long-running operation it kept the caller informed of (info)".into()
+            "took 2009.0 ms, 670× the median of the capture's 17 latencies (its own included), 3.0 ms, the capture's p50; the server reported progress on it (4 notifications): a long-running operation it kept the caller informed of (info)".into()
         )]
     );
 }
@@ -631,4 +632,93 @@ fn a_rotated_file_alone_has_lost_its_end() {
         [("late_response", "warning"), ("missing_response", "error")]
     );
     assert_eq!(s["inputs"][0]["gaps"], json!({}));
+}
+
+/// An envelope log of three sessions (`session` s0, s1, s2; 35126 bytes,
+/// tests/data/real4/fresh16/sess-first-cut.jsonl) whose last line (50),
+/// s2's tools/list result, is cut off: `{"ts": …, "dir": "s2c", "session":
+/// "s2", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{…`. The
+/// cut line is s2's lost message, so s2's tools/list id 1 (line 48) is the
+/// same `info` gap as without `session` (truncated.jsonl: line 4, naming
+/// line 6), the gap `reply_lost` at line 50, and no fourth session.
+/// Before: an `error` `missing_response` (exit 1) and an empty session
+/// named after the file whose cut line was a `start_missing` gap. s0 and
+/// s1 are whole: each has its long-running tools/call id 4 (lines 11 and
+/// 33) as an `info` slow_tail with progress. Block by block the same.
+#[test]
+fn a_cut_last_line_stays_in_its_session() {
+    let f = root().join("tests/data/real4/fresh16/sess-first-cut.jsonl");
+    let f = f.to_str().unwrap();
+    for extra in [&[][..], &["--block-bytes", "97", "--threads", "2"][..]] {
+        let mut args = vec![f];
+        args.extend(extra);
+        let (code, s) = json(&args);
+        assert_eq!(code, Some(0), "{extra:?}");
+        let sessions: Vec<&str> = s["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(sessions, ["s0", "s1", "s2"]);
+        let found: Vec<(String, String, String, serde_json::Value, serde_json::Value)> =
+            s["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| {
+                    (
+                        x["kind"].as_str().unwrap().to_string(),
+                        x["severity"].as_str().unwrap().to_string(),
+                        x["session"].as_str().unwrap().to_string(),
+                        x["id"].clone(),
+                        x["location"].clone(),
+                    )
+                })
+                .collect();
+        let row = |k: &str, sev: &str, sess: &str, id: u64, line: u64| {
+            (
+                k.to_string(),
+                sev.to_string(),
+                sess.to_string(),
+                json!(id),
+                json!({ "line": line }),
+            )
+        };
+        assert_eq!(
+            found,
+            vec![
+                row("slow_tail", "info", "s0", 4, 11),
+                row("slow_tail", "info", "s1", 4, 33),
+                row("missing_response", "info", "s2", 1, 48),
+            ]
+        );
+        assert!(
+            s["findings"][2]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("the log shows a reply at line 50 whose id the log lost"),
+            "{}",
+            s["findings"][2]["detail"]
+        );
+        let i = &s["inputs"][0];
+        assert_eq!(
+            i["gaps"],
+            json!({"reply_lost": {"count": 1, "lines": [50]}})
+        );
+        assert_eq!(i["sessions"], 3);
+        let t = &s["totals"];
+        assert_eq!(
+            [
+                &t["sessions"],
+                &t["messages"],
+                &t["requests"],
+                &t["notifications"],
+                &t["responses"],
+                &t["pairs"],
+                &t["other_lines"]
+            ],
+            [3, 49, 18, 14, 17, 17, 1].map(|n| json!(n)).each_ref()
+        );
+    }
 }

@@ -1107,4 +1107,114 @@ fn out_among_the_inputs_is_said() {
         )
     );
     assert!(d.join("summary.json").exists());
+/// Bare NDJSON with the server's requests (tests/data/real4/fresh16,
+/// rich-bare.ndjson: the 48 messages of an envelope log of
+/// server-everything 2.0.0 without their `dir`). The server's
+/// sampling/createMessage id 0, elicitation/create id 1 and roots/list id
+/// 2 are s2c requests answered by the client; ids 0, 1, 2 of the client's
+/// own requests were answered before them, so nothing is reused. Before:
+/// 3 `id_reused` warnings (lines 11, 15, 19), and those three requests read
+/// as the client's. Now the only finding is the cancelled tools/call id 14
+/// (line 43, cancelled on line 44, never answered); 20 requests (17 c2s, 3
+/// s2c), 9 notifications, 19 responses, 19 paired. Block by block (97
+/// bytes: a block per line, the direction read across blocks) the same.
+#[test]
+fn bare_ndjson_reads_the_servers_requests() {
+    let f = root().join("tests/data/real4/fresh16/rich-bare.ndjson");
+    let f = f.to_str().unwrap();
+    let (code, _, s) = run("bare_rich", &[f, "--fail-on", "warning"]);
+    assert_eq!(code, Some(0));
+    let found: Vec<(&str, &str, &str, &serde_json::Value, &serde_json::Value)> = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+                f["direction"].as_str().unwrap(),
+                &f["id"],
+                &f["location"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "cancelled_request",
+            "info",
+            "c2s",
+            &serde_json::json!(14),
+            &serde_json::json!({"line": 43})
+        )]
+    );
+    let t = &s["totals"];
+    assert_eq!(
+        (
+            &t["messages"],
+            &t["requests"],
+            &t["notifications"],
+            &t["responses"],
+            &t["pairs"]
+        ),
+        (
+            &serde_json::json!(48),
+            &serde_json::json!(20),
+            &serde_json::json!(9),
+            &serde_json::json!(19),
+            &serde_json::json!(19)
+        )
+    );
+    let pairs = std::fs::read_to_string(out_dir_of("bare_rich").join("pairs.csv")).unwrap();
+    let rows: Vec<String> = pairs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            format!("{} {} {} {}", c[1], c[2], c[3], c[7])
+        })
+        .collect();
+    let mut want: Vec<String> = [
+        "c2s 0 initialize",
+        "c2s 1 tools/list",
+        "c2s 2 tools/call",
+        "s2c 0 sampling/createMessage",
+        "c2s 3 tools/call",
+        "s2c 1 elicitation/create",
+        "c2s 4 tools/call",
+        "s2c 2 roots/list",
+        "c2s 5 tools/call",
+        "c2s 6 logging/setLevel",
+        "c2s 7 tools/call",
+        "c2s 8 tools/call",
+        "c2s 9 no/such_method",
+        "c2s 10 resources/read",
+        "c2s 11 prompts/get",
+        "c2s 12 completion/complete",
+        "c2s 13 resources/subscribe",
+        "c2s 14 tools/call",
+        "c2s 15 ping",
+        "c2s 16 tools/call",
+    ]
+    .iter()
+    .map(|r| format!("{r} paired"))
+    .collect();
+    want[17] = "c2s 14 tools/call cancelled".into();
+    assert_eq!(rows, want);
+    let (code, _, blocks) = run(
+        "bare_rich_blocks",
+        &[f, "--block-bytes", "97", "--threads", "2"],
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(blocks["findings"], s["findings"]);
+    assert_eq!(blocks["totals"], s["totals"]);
+    let again = std::fs::read_to_string(out_dir_of("bare_rich_blocks").join("pairs.csv")).unwrap();
+    assert_eq!(again, pairs);
+}
+
+/// The `--out` folder [`run`] wrote for `name`.
+fn out_dir_of(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("out")
+        .join(name)
 }
