@@ -1107,6 +1107,8 @@ fn out_among_the_inputs_is_said() {
         )
     );
     assert!(d.join("summary.json").exists());
+}
+
 /// Bare NDJSON with the server's requests (tests/data/real4/fresh16,
 /// rich-bare.ndjson: the 48 messages of an envelope log of
 /// server-everything 2.0.0 without their `dir`). The server's
