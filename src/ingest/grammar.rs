@@ -235,6 +235,19 @@ impl Balance {
     }
 }
 
+/// A byte range of a log's text (a line part kept without borrowing it).
+pub(crate) type Span = std::ops::Range<usize>;
+
+/// The range of `part` (a slice of `text`) in `text`; `0..len` when it is
+/// not one.
+pub(crate) fn span_of(text: &str, part: &str) -> Span {
+    let start = (part.as_ptr() as usize)
+        .checked_sub(text.as_ptr() as usize)
+        .filter(|s| s + part.len() <= text.len())
+        .unwrap_or(0);
+    start..start + part.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@
 //! `Parsed session ID: SID` line of its POST), the key is SID, and each
 //! server message goes to the session the `sessions` module finds.
 
-use super::grammar::escape;
+use super::grammar::{Span, escape, span_of};
 use super::input::Input;
 use super::lines::{Line, Lines};
 use super::pyrepr::{self, ReprError};
@@ -178,17 +178,6 @@ pub fn parse(input: Input<'_>) -> Parsed {
 /// The `Parsed session ID: SID` line of a server-mode POST (the session of
 /// the client message logged right after it).
 const PARSED_SESSION: &str = "Parsed session ID: ";
-
-type Span = std::ops::Range<usize>;
-
-/// The range of `part` (a slice of `text`) in `text`.
-fn span_of(text: &str, part: &str) -> Span {
-    let start = (part.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .filter(|s| s + part.len() <= text.len())
-        .unwrap_or(0);
-    start..start + part.len()
-}
 
 /// One traffic line, kept until the end of the log, when the sessions of
 /// server messages are known.

@@ -38,7 +38,7 @@ mod children;
 
 use children::{Ev, Mode};
 
-use super::grammar::continue_body;
+use super::grammar::{Span, continue_body, span_of};
 use super::input::Input;
 use super::lines::{Line, Lines};
 use super::objdump::{Body, emit_read, read_body};
@@ -287,17 +287,6 @@ enum Item<S> {
     Post(S),
     /// A POST of session S was answered (`Response finished S`).
     Finished(S),
-}
-
-type Span = std::ops::Range<usize>;
-
-/// The range of `part` (a slice of `text`) in `text`.
-fn span_of(text: &str, part: &str) -> Span {
-    let start = (part.as_ptr() as usize)
-        .checked_sub(text.as_ptr() as usize)
-        .filter(|s| s + part.len() <= text.len())
-        .unwrap_or(0);
-    start..start + part.len()
 }
 
 impl Item<Span> {
