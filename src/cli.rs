@@ -440,8 +440,9 @@ pub struct AnalyzeArgs {
     /// the JSON, and no progress line).
     #[arg(long)]
     pub json: bool,
-    /// No summary on stdout and no progress line on stderr (files, input
-    /// problems on stderr and the exit code only); with --json, the JSON
+    /// No summary on stdout and no progress line on stderr: the files, the
+    /// exit code, and on stderr only the inputs' problems and notices and
+    /// what --max-latency and --otlp could not do; with --json, the JSON
     /// alone.
     #[arg(short, long)]
     pub quiet: bool,
