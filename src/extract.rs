@@ -169,7 +169,8 @@ pub fn run(req: &Request) -> Result<Outcome, ExtractError> {
                 show_key(&want_keys[0])
             )));
         }
-        std::fs::write(&req.out, out.as_bytes())
+        let bytes = encoded(&req.out, out.as_bytes())?;
+        std::fs::write(&req.out, bytes)
             .map_err(|e| usage(format!("{}: cannot write: {e}", req.out.display())))?;
         return Ok(Outcome {
             level,
@@ -355,6 +356,31 @@ fn parse(name: &str, text: &str, fmt: Format) -> Parsed {
         text,
     };
     ingest::parse(input, fmt)
+}
+
+/// The extract's bytes as the `--out` name asks: gzip for `.gz` (the
+/// reader knows it by its magic bytes), as it is otherwise. Another
+/// compression's name (`.zst`, `.xz`, `.bz2`) is refused rather than
+/// written as plain text under it.
+fn encoded(out: &Path, text: &[u8]) -> Result<Vec<u8>, ExtractError> {
+    let ext = out
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "gz" => {
+            use std::io::Write as _;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(text)
+                .and_then(|()| e.finish())
+                .map_err(|err| usage(format!("{}: cannot compress: {err}", out.display())))
+        }
+        "zst" | "xz" | "bz2" => Err(usage(format!(
+            "--out {}: extract writes plain text or gzip (.gz), not .{ext}",
+            out.display()
+        ))),
+        _ => Ok(text.to_vec()),
+    }
 }
 
 /// The findings of one parsed input, unredacted (what `analyze INPUT`

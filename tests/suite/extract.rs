@@ -474,3 +474,39 @@ fn session_named_as_the_outputs_show_it() {
         );
     }
 }
+
+/// `--out NAME.gz` writes gzip (read back like the plain extract); a name
+/// of another compression is refused, not written as plain text under it.
+#[test]
+fn an_extract_named_gz_is_gzip() {
+    let d = out_dir("extract_gz");
+    let plain = d.join("e.ndjson");
+    let gz = d.join("e.ndjson.gz");
+    extract(&[ENVELOPE, "--finding", "1", "--out", plain.to_str().unwrap()]);
+    extract(&[ENVELOPE, "--finding", "1", "--out", gz.to_str().unwrap()]);
+    let bytes = std::fs::read(&gz).unwrap();
+    assert_eq!(&bytes[..2], &[0x1f, 0x8b], "gzip magic");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+        .unwrap();
+    assert_eq!(text, std::fs::read_to_string(&plain).unwrap());
+    let zst = d.join("e.ndjson.zst");
+    let o = bin(&[
+        "extract",
+        ENVELOPE,
+        "--finding",
+        "1",
+        "--out",
+        zst.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains(&format!(
+            "--out {}: extract writes plain text or gzip (.gz), not .zst",
+            zst.display()
+        )),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!zst.exists());
+}
