@@ -179,7 +179,8 @@ pub struct ExtractArgs {
     /// Keep what finding N needs: N is its row in findings.csv (1 for the first row after the header).
     #[arg(long, value_name = "N")]
     pub finding: Option<String>,
-    /// Where the extract goes (never the input).
+    /// Where the extract goes (never the input); a name ending `.gz` gets
+    /// gzip.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// How to read the input, as for analyze.
