@@ -72,6 +72,11 @@ pub enum McpRemoteLine<'a> {
     /// `Failing requests the dropped session can no longer answer {"ids":[…]}`:
     /// mcp-remote answers those requests itself with error -32001.
     Failing(&'a str),
+    /// `Error from remote server … Error POSTing to endpoint: …`: a message's
+    /// POST failed (a server that restarted and lost the session answers
+    /// 400), and mcp-remote answers a request it carried itself with an
+    /// error it does not log: a reply whose id the log lost.
+    PostFailed,
     /// Anything else after the prefix (start-up, OAuth, `Shutting down`).
     Other,
 }
@@ -145,6 +150,15 @@ pub fn split(rest: &str) -> McpRemoteLine<'_> {
     }
     if let Some(ids) = rest.strip_prefix(FAILING) {
         return McpRemoteLine::Failing(ids.trim_end());
+    }
+    // The debug file's `{"stack":"SdkHttpError: Error POSTing …"}` and
+    // stderr's `: SdkHttpError: Error POSTing …` (each failure is logged
+    // more than once: one lost reply claims one request).
+    if let Some(err) = rest.strip_prefix("Error from remote server")
+        && (err.starts_with(" {\"stack\":\"SdkHttpError: Error POSTing to endpoint")
+            || err.starts_with(": SdkHttpError: Error POSTing to endpoint"))
+    {
+        return McpRemoteLine::PostFailed;
     }
     McpRemoteLine::Other
 }
@@ -270,6 +284,11 @@ impl LineReader for McpRemote {
                 let at = At::by_start(&key, Some(Direction::S2c), ts, line.number);
                 failing(sink, at, ids, rest);
             }
+            McpRemoteLine::PostFailed => {
+                let ts = ts_text.and_then(|t| sink.ts(line.number, t));
+                let at = At::by_start(&key, Some(Direction::S2c), ts, line.number);
+                sink.lost(at, line.text);
+            }
             McpRemoteLine::Other => sink.other(),
         }
     }
@@ -388,6 +407,25 @@ mod tests {
         assert_eq!(prefix("[] x"), None);
         assert_eq!(prefix("[12345678901] x"), None);
         assert_eq!(prefix("[2026-12-01T23:03:37Z] x"), None);
+    }
+
+    /// A refused POST's error line (debug file and stderr forms) is a
+    /// reply whose id the log lost; other `Error from remote server` lines
+    /// are not.
+    #[test]
+    fn refused_posts_are_replies_without_an_id() {
+        for rest in [
+            "Error from remote server {\"stack\":\"SdkHttpError: Error POSTing to endpoint: {\\\"jsonrpc\\\":\\\"2.0\\\"}\"}",
+            "Error from remote server: SdkHttpError: Error POSTing to endpoint: {\"jsonrpc\":\"2.0\"}",
+        ] {
+            assert!(matches!(split(rest), McpRemoteLine::PostFailed), "{rest}");
+        }
+        for rest in [
+            "Error from remote server: {}",
+            "Error from remote server {\"stack\":\"TypeError: fetch failed\"}",
+        ] {
+            assert!(matches!(split(rest), McpRemoteLine::Other), "{rest}");
+        }
     }
 
     #[test]

@@ -178,6 +178,8 @@ real_in! {
     unseen_mcp_remote_two_runs => "tests/data/real4/unseen", "mr-debug-two-runs.debug-file.log";
     unseen_mcp_remote_sse_restart_debug_file => "tests/data/real4/unseen", "mr-sse-restart.debug-file.log";
     unseen_mcp_remote_sse_restart_debug_stderr => "tests/data/real4/unseen", "mr-sse-restart.debug-stderr.log";
+    unseen_mcp_remote_http_restart_debug_file => "tests/data/real4/unseen", "mr-debug-restart.debug-file.log";
+    unseen_mcp_remote_http_restart_debug_stderr => "tests/data/real4/unseen", "mr-debug-restart.debug-stderr.log";
     unseen_mcp_proxy_sse_two_clients => "tests/data/real4/unseen", "mp-server-sse-two-clients.debug.log";
     unseen_mcp_proxy_named_servers_sse => "tests/data/real4/unseen", "mp-named-servers-sse.debug.log";
 }
