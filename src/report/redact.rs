@@ -251,11 +251,32 @@ fn decoded_key(raw: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `Name: value` header lines (start of a line, value to the end of it).
+/// `Name: value` header lines (start of a line, value to the end of it,
+/// with the lines that continue it: an obsolete folded header's lines
+/// start with a space or a tab, RFC 9112 §5.2).
 static HEADER_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^([ \t>]*)([A-Za-z][A-Za-z0-9-]*)([ \t]*:[ \t]*)([^\r\n]*)")
-        .expect("valid regex")
+    Regex::new(
+        r"(?m)^([ \t>]*)([A-Za-z][A-Za-z0-9-]*)([ \t]*:[ \t]*)([^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*)",
+    )
+    .expect("valid regex")
 });
+
+/// A secret header `name`'s value as [`HEADER_LINE`] matched it: the
+/// first line redacted, and the lines after it too when the value is
+/// folded onto them (the first line is empty, or a cookie list ends it in
+/// `;`); otherwise those lines are kept (indented text after a line that
+/// looks like a header, as in a Node object dump).
+fn header_value(name: &str, v: &str) -> String {
+    let end = v.find(['\r', '\n']).unwrap_or(v.len());
+    let (first, rest) = v.split_at(end);
+    let cookie = name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie");
+    let folded = !rest.is_empty()
+        && (first.trim().is_empty() || (cookie && first.trim_end().ends_with(';')));
+    if folded {
+        return mark_unless_done(v).to_string();
+    }
+    format!("{}{rest}", mark_unless_done(first))
+}
 
 /// A `"name": "…"` member (of a HAR name/value object), at any string
 /// depth.
@@ -809,7 +830,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         |m| is_secret_header(header_name(m)),
         |c| {
             if is_secret_header(&c[2]) {
-                format!("{}{}{}{}", &c[1], &c[2], &c[3], mark_unless_done(&c[4]))
+                format!("{}{}{}{}", &c[1], &c[2], &c[3], header_value(&c[2], &c[4]))
             } else {
                 c[0].to_string()
             }
@@ -1202,7 +1223,7 @@ mod tests {
     /// its report), each with the exact redacted text.
     #[test]
     fn held_back_shapes() {
-        let cases: [(&str, &str); 38] = [
+        let cases: [(&str, &str); 42] = [
             // A value with an escaped quote in it: all of it.
             (
                 r#"{"user_password":"LEAK-a\"LEAK-b","x":1}"#,
@@ -1332,6 +1353,24 @@ mod tests {
             (
                 r#""key":"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----""#,
                 r#""key":"-----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----""#,
+            ),
+            // Folded header lines (obsolete, RFC 9112 §5.2).
+            (
+                "X-Api-Key:\r\n LEAK-fold1\r\nAccept: */*",
+                "X-Api-Key:[REDACTED]\r\nAccept: */*",
+            ),
+            (
+                "Cookie: a=1;\r\n\tsid=LEAK-fold2\r\n",
+                "Cookie: [REDACTED]\r\n",
+            ),
+            (
+                "Authorization: Bearer abcdefgh123\n  indented next",
+                "Authorization: [REDACTED]\n  indented next",
+            ),
+            // A Node dump's `token: '…',` line leaves the lines after it.
+            (
+                "{\n  token: 'LEAK-n1',\n  id: 3\n}",
+                "{\n  token: [REDACTED]\n  id: 3\n}",
             ),
             // A quoted line cut after a URL's password.
             (
