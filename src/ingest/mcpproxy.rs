@@ -354,7 +354,7 @@ fn emit(sink: &mut LineSink<'_>, items: Vec<Item>) {
         }
     }
     if let Some((line, n)) = att.unsure {
-        sink.error(
+        sink.notice(
             line,
             &format!(
                 "{n} server message(s) could not be given to one session with certainty: \

@@ -249,6 +249,14 @@ impl<'a> LineSink<'a> {
         self.parsed.other_lines += 1;
     }
 
+    /// Something read as it should be that the user should know of (a
+    /// capture gap the reader worked around): shown as a notice, never
+    /// counted as a problem.
+    pub(crate) fn notice(&mut self, line: u64, msg: &str) {
+        let e = Diagnostic::new(self.place(Some(line)), msg).notice();
+        self.parsed.errors.push(e);
+    }
+
     /// A recoverable problem worth telling the user.
     pub(crate) fn error(&mut self, line: u64, msg: &str) {
         let e = Diagnostic::new(self.place(Some(line)), msg);

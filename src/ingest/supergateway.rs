@@ -442,7 +442,7 @@ impl LineReader for Supergateway {
 /// the first at `line` (a capture gap: FORMATS.md §8.3.6).
 fn unsure_note(sink: &mut LineSink<'_>, unsure: Option<(u64, usize)>) {
     if let Some((line, n)) = unsure {
-        sink.error(
+        sink.notice(
             line,
             &format!(
                 "{n} child message(s) could not be given to one session with certainty: several \
@@ -504,7 +504,7 @@ fn end_broadcast(sink: &mut LineSink<'_>, items: Vec<Item<&str>>) {
     }
     unsure_note(sink, unsure);
     if let Some((line, n)) = crossed {
-        sink.error(
+        sink.notice(
             line,
             &format!(
                 "{n} child repl{} reached several sessions that had sent the same id: \

@@ -924,8 +924,9 @@ fn finding_ids(f: &mut crate::analyze::Finding) {
 }
 
 /// Redacts the captured strings of an analysis that every report shows:
-/// finding details, session names, methods and string ids (each only where
-/// it holds a credential; an `Mcp-Session-Id` is not one).
+/// finding details, session names, the server's name, version and
+/// revision, methods and string ids (each only where it holds a
+/// credential; an `Mcp-Session-Id` is not one).
 pub fn analysis(a: &mut Analysis) {
     // Session names and methods repeat across findings and requests: each
     // distinct text is redacted once.
@@ -951,6 +952,15 @@ pub fn analysis(a: &mut Analysis) {
     let mut methods: HashMap<Arc<str>, Arc<str>> = HashMap::new();
     for s in &mut a.sessions {
         redact_in_place(&mut s.name);
+        // The server's own words (`serverInfo`, the negotiated revision)
+        // are captured text like any other.
+        if let Some((name, version)) = &mut s.server {
+            redact_in_place(name);
+            redact_in_place(version);
+        }
+        if let Some(r) = &mut s.revision {
+            redact_in_place(r);
+        }
         s.findings.iter_mut().for_each(&mut fix);
         s.findings.iter_mut().for_each(finding_ids);
         for b in &mut s.batches {
