@@ -242,6 +242,14 @@ struct McpRemote {
     /// A `… message {…}` summary came: the log is a `--debug` one, whose
     /// summaries hold every message (the pretty initialize is a copy).
     summaries: bool,
+    /// Plain stderr: the ids of the pretty-printed requests (the
+    /// initialize), whose `[Remote→Local] ID` line is their reply.
+    pretty_ids: Vec<String>,
+    /// Plain stderr: `[Local→Remote] METHOD` lines of requests (not
+    /// notifications), `[Remote→Local] ID` lines, and the first of either.
+    named_requests: u64,
+    named_replies: u64,
+    first_named: Option<u64>,
 }
 
 impl LineReader for McpRemote {
@@ -260,8 +268,32 @@ impl LineReader for McpRemote {
                 let at = At::by_start(&key, Some(direction), ts, line.number);
                 summary(sink, at, json, rest);
             }
-            McpRemoteLine::Named { direction, .. } => {
+            McpRemoteLine::Named { direction, what } => {
                 self.last = Some(direction);
+                self.first_named.get_or_insert(line.number);
+                // A reply is named by its id (a number, or a quoted string),
+                // a request or notification by its method.
+                let is_id = what.parse::<i64>().is_ok() || what.starts_with('"');
+                match direction {
+                    Direction::C2s if !is_id && !what.starts_with("notifications/") => {
+                        self.named_requests += 1;
+                    }
+                    Direction::S2c if is_id => self.named_replies += 1,
+                    _ => {}
+                }
+                // The reply to a request the log printed whole (plain
+                // stderr's initialize): a rebuilt response with that id.
+                if direction == Direction::S2c
+                    && !self.summaries
+                    && let Some(i) = self.pretty_ids.iter().position(|id| id == what)
+                {
+                    self.pretty_ids.remove(i);
+                    if let Some(m) = summary_message(&format!("{{\"id\":{what}}}")) {
+                        let at = At::by_start(&key, Some(direction), None, line.number);
+                        sink.frame(at, line.text, Payload::Single(m));
+                        return;
+                    }
+                }
                 sink.other();
             }
             McpRemoteLine::BodyStart(body) => {
@@ -276,7 +308,9 @@ impl LineReader for McpRemote {
                 }
                 let direction = self.last.unwrap_or(Direction::C2s);
                 let at = At::by_start(&key, Some(direction), None, line.number);
-                pretty_body(sink, at, body);
+                if let Some(id) = pretty_body(sink, at, body) {
+                    self.pretty_ids.push(id);
+                }
             }
             McpRemoteLine::Start => sink.process_start(&key, &line),
             McpRemoteLine::Failing(ids) => {
@@ -291,6 +325,28 @@ impl LineReader for McpRemote {
             }
             McpRemoteLine::Other => sink.other(),
         }
+    }
+    fn end(&mut self, sink: &mut LineSink<'_>) {
+        let (requests, replies) = (self.named_requests, self.named_replies);
+        let Some(line) = self.first_named.filter(|_| !self.summaries) else {
+            return;
+        };
+        let unanswered = requests.saturating_sub(replies);
+        let tail = if unanswered > 0 {
+            format!(
+                "; {unanswered} of those requests {} no reply line (a hang, or a reply the log lost: it cannot tell)",
+                if unanswered == 1 { "has" } else { "have" }
+            )
+        } else {
+            String::new()
+        };
+        sink.notice(
+            line,
+            &format!(
+                "mcp-remote's plain stderr names {requests} client request(s) by method (`[Local→Remote] METHOD`, no id) and {replies} repl{} by id (`[Remote→Local] ID`), without the messages: mcp-audit cannot pair them (run mcp-remote with --debug for a log it audits){tail}",
+                if replies == 1 { "y" } else { "ies" }
+            ),
+        );
     }
 }
 
@@ -327,18 +383,27 @@ fn summary<'a>(sink: &mut LineSink<'a>, at: At<'_>, json: &'a str, rest: &mut Li
     }
 }
 
-/// The plain stderr's pretty-printed initialize, read as JSON.
-fn pretty_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) {
+/// The plain stderr's pretty-printed initialize, read as JSON; a
+/// request's id (as JSON text).
+fn pretty_body(sink: &mut LineSink<'_>, at: At<'_>, body: &str) -> Option<String> {
     let part = body.trim_matches([' ', '\t', '\r', '\n']);
     match crate::record::jsonrpc::parse_payload(part) {
         Ok(Payload::Single(mut m)) => {
+            let id = (m.kind == Kind::Request).then(|| m.id.json_text());
             if m.kind == Kind::Request {
                 m.extra.get_or_insert_default().capture_gap = Some(PLAIN_GAP.into());
             }
             sink.frame(at, part, Payload::Single(m));
+            id
         }
-        Ok(p) => sink.frame(at, part, p),
-        Err(_) => sink.non_json(at, part),
+        Ok(p) => {
+            sink.frame(at, part, p);
+            None
+        }
+        Err(_) => {
+            sink.non_json(at, part);
+            None
+        }
     }
 }
 
@@ -508,8 +573,22 @@ mod tests {
             name: "r.log",
             text,
         });
-        assert_eq!(lines_read(&p), vec![(3, Some(Direction::C2s), false, None)]);
-        assert_eq!((p.other_lines, p.errors.len()), (12, 0));
+        // The initialize, and its reply named by id (a rebuilt response).
+        assert_eq!(
+            lines_read(&p),
+            vec![
+                (3, Some(Direction::C2s), false, None),
+                (11, Some(Direction::S2c), false, None)
+            ]
+        );
+        let notices: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(p.other_lines, 11);
+        assert_eq!(
+            notices,
+            [
+                "line 2: mcp-remote's plain stderr names 1 client request(s) by method (`[Local→Remote] METHOD`, no id) and 1 reply by id (`[Remote→Local] ID`), without the messages: mcp-audit cannot pair them (run mcp-remote with --debug for a log it audits)"
+            ]
+        );
         let Record::Frame(f) = &p.records[0] else {
             panic!()
         };
