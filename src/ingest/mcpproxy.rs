@@ -203,7 +203,15 @@ struct McpProxy {
     /// The session of the last `Parsed session ID` line.
     session: Option<Span>,
     items: Vec<Item>,
+    /// `Created new transport with session ID: SID` lines (Streamable
+    /// HTTP sessions, whose messages mcp-proxy does not log): how many, and
+    /// the first's line.
+    http_sessions: u64,
+    first_http: u64,
 }
+
+/// mcp-proxy's (the `mcp` SDK's) line for a new Streamable HTTP session.
+const HTTP_SESSION: &str = "Created new transport with session ID: ";
 
 /// A progress's value and the method a result's shape answers.
 fn hints(v: &serde_json::Value) -> (Option<f64>, Option<&'static str>) {
@@ -225,6 +233,14 @@ impl LineReader for McpProxy {
             return;
         };
         let text = sink.input().text;
+        if l.message.starts_with(HTTP_SESSION) {
+            self.http_sessions += 1;
+            if self.http_sessions == 1 {
+                self.first_http = line.number;
+            }
+            sink.other();
+            return;
+        }
         if let Some(sid) = l.message.strip_prefix(PARSED_SESSION) {
             let sid = sid.trim();
             self.session = (!sid.is_empty()).then(|| span_of(text, sid));
@@ -278,6 +294,17 @@ impl LineReader for McpProxy {
                 &format!(
                     "{} more unreadable Python reprs (the last at this line)",
                     self.unreadable - 1
+                ),
+            );
+        }
+        if self.http_sessions > 0 {
+            let n = self.http_sessions;
+            sink.notice(
+                self.first_http,
+                &format!(
+                    "{n} Streamable HTTP session{} (`Created new transport with session ID: …`, the first at this line): mcp-proxy logs no message bodies for that transport (`RequestResponder object at 0x…`), so {} traffic is not in this log and is not audited; its SSE sessions' messages are",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "its" } else { "their" }
                 ),
             );
         }
@@ -422,6 +449,29 @@ mod tests {
         );
         let e = repr_json("root=JSONRPCRequest(method='x', id=").unwrap_err();
         assert_eq!((e.at, e.what), (35, "a value"));
+    }
+
+    /// Server mode with a Streamable HTTP client: its session shows, its
+    /// messages do not; one notice says so.
+    #[test]
+    fn streamable_http_sessions_are_said() {
+        let text = "[I 2026-12-04 19:49:20,540.540 mcp.server.streamable_http_manager] Created new transport with session ID: 75208ff2\n\
+INFO:     127.0.0.1:49452 - \"POST /mcp HTTP/1.1\" 200 OK\n\
+[I 2026-12-04 19:49:21,540.540 mcp.server.streamable_http_manager] Created new transport with session ID: 9911aa00\n";
+        let p = parse(Input {
+            file: 0,
+            name: "p.log",
+            text,
+        });
+        let notes: Vec<String> = p.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            notes,
+            [
+                "line 1: 2 Streamable HTTP sessions (`Created new transport with session ID: …`, the first at this line): mcp-proxy logs no message bodies for that transport (`RequestResponder object at 0x…`), so their traffic is not in this log and is not audited; its SSE sessions' messages are"
+            ]
+        );
+        assert!(p.errors.iter().all(|e| e.notice));
+        assert!(p.records.is_empty());
     }
 
     #[test]
