@@ -2672,6 +2672,15 @@ pub(super) mod tests {
         assert_eq!(q.status().as_str(), "paired");
         assert_eq!(q.latency, Some(5_000));
         assert_eq!(q.id.json_text(), "1e400");
+        // `1e0` is the integer 1: it pairs, echoed as written, no finding.
+        let (f, a) = run(&[
+            (0, "c2s", r#"{"jsonrpc":"2.0","id":1e0,"method":"ping"}"#),
+            (7, "s2c", r#"{"jsonrpc":"2.0","id":1e0,"result":{}}"#),
+        ]);
+        assert!(f.is_empty(), "{f:?}");
+        let q = &a.sessions[0].requests[0];
+        assert_eq!((q.status().as_str(), q.latency), ("paired", Some(7_000)));
+        assert_eq!(q.id.json_text(), "1e0");
     }
 
     #[test]

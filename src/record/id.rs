@@ -78,6 +78,35 @@ fn huge_integer(text: &str) -> bool {
     whole.parse::<i128>().is_ok_and(|v| v > TWO_53)
 }
 
+/// The value of an exponent-form number that is an integer within ±2^53
+/// (`1e0` is 1, `5E2` is 500, `1.5e1` is 15): an integer id written
+/// another way, no fraction. `None` for any other text (`1e-1`, `2.0`,
+/// `1e400`: see [`huge_integer`]).
+fn exponent_integer(text: &str) -> Option<i64> {
+    let negative = text.starts_with('-');
+    let t = text.trim_start_matches('-');
+    let i = t.find(['e', 'E'])?;
+    let (mantissa, exp) = (&t[..i], t[i + 1..].parse::<i64>().ok()?);
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    let kept = digits.trim_end_matches('0');
+    let scale = exp - frac.len() as i64 + (digits.len() - kept.len()) as i64;
+    let kept = kept.trim_start_matches('0');
+    if kept.is_empty() {
+        return Some(0);
+    }
+    if scale < 0 || kept.len() as i64 + scale > 16 {
+        return None;
+    }
+    let v: i128 = format!("{kept}{}", "0".repeat(scale as usize))
+        .parse()
+        .ok()?;
+    (v <= TWO_53).then(|| if negative { -(v as i64) } else { v as i64 })
+}
+
 /// 2^53: integers beyond ±2^53 are `id_precision_risk` (DESIGN.md catalogue).
 pub const TWO_53: i128 = 1 << 53;
 
@@ -112,7 +141,7 @@ impl Id {
     pub fn is_valid(&self) -> bool {
         match self {
             Id::Int(_) | Id::Str(_) | Id::BigInt(_) => true,
-            Id::Number(t) => huge_integer(t),
+            Id::Number(t) => huge_integer(t) || exponent_integer(t).is_some(),
             _ => false,
         }
     }
@@ -133,6 +162,8 @@ impl Id {
             // An integer written with an exponent or a decimal point
             // (`1e400`) is an integer too: keyed by its text.
             Id::Number(t) if huge_integer(t) => Some(ValidId::BigInt(t.clone())),
+            // `1e0`: the integer 1, keyed as 1.
+            Id::Number(t) => exponent_integer(t).map(|v| ValidId::Int(v.into())),
             _ => None,
         }
     }
@@ -143,17 +174,20 @@ impl Id {
             Id::Int(v) => Some(LooseKey::Int(*v)),
             Id::Str(s) => Some(loose_of_number_text(s).unwrap_or_else(|| LooseKey::Str(s.clone()))),
             Id::Number(t) if huge_integer(t) => Some(LooseKey::BigInt(t.clone())),
-            Id::Number(t) => loose_of_number_text(t),
+            Id::Number(t) => exponent_integer(t)
+                .map(|v| LooseKey::Int(v.into()))
+                .or_else(|| loose_of_number_text(t)),
             Id::BigInt(t) => Some(LooseKey::BigInt(t.clone())),
             _ => None,
         }
     }
 
-    /// `true` for a number with a fractional part or exponent form
-    /// (`fractional_id`), except an exponent form whose value is an
-    /// integer beyond ±2^53 (`1e400`): that one is [`Id::precision_risk`].
+    /// `true` for a number with a fractional part (`fractional_id`): a
+    /// decimal point, or an exponent form whose value is no integer
+    /// (`1e-1`). An exponent form of an integer is an integer: `1e0` is 1,
+    /// `1e400` an [`Id::precision_risk`].
     pub fn is_fractional(&self) -> bool {
-        matches!(self, Id::Number(t) if t.contains(['.', 'e', 'E']) && !huge_integer(t))
+        matches!(self, Id::Number(t) if t.contains(['.', 'e', 'E']) && !huge_integer(t) && exponent_integer(t).is_none())
     }
 
     /// `true` for an integer beyond ±2^53 (`id_precision_risk`), also when
@@ -306,7 +340,25 @@ mod tests {
         let e = Id::from_raw("1e400");
         assert!(e.is_valid() && e.strict_eq(&Id::from_raw("1e400")));
         assert_eq!(e.valid(), Some(ValidId::BigInt("1e400".into())));
-        assert!(!Id::from_raw("1e3").is_valid() && !Id::from_raw("2.5").is_valid());
+        // An exponent form of an integer in range is that integer: valid,
+        // keyed as the integer, no fraction; a fraction stays one.
+        for (t, v) in [
+            ("1e3", 1000),
+            ("1e0", 1),
+            ("5E2", 500),
+            ("1.5e1", 15),
+            ("-2e1", -20),
+            ("0e5", 0),
+        ] {
+            let id = Id::from_raw(t);
+            assert!(id.is_valid() && !id.is_fractional(), "{t}");
+            assert_eq!(id.valid(), Some(ValidId::Int(v)), "{t}");
+            assert_eq!(id.loose(), Some(LooseKey::Int(v)), "{t}");
+        }
+        for t in ["2.5", "1e-1", "2.0", "1.25e1"] {
+            let id = Id::from_raw(t);
+            assert!(!id.is_valid() && id.is_fractional(), "{t}");
+        }
         assert_eq!(Id::from_raw(&format!("\"{big}\"")).loose(), id.loose());
         assert_eq!(id.to_json().to_string(), big);
         assert_eq!(
