@@ -316,17 +316,7 @@ fn sender(m: &crate::record::jsonrpc::Message) -> Option<Direction> {
         return (m.negotiated().is_some() || m.server_info().is_some()).then_some(Direction::S2c);
     }
     let method = m.method.as_deref()?;
-    const SERVER: [&str; 8] = [
-        "sampling/createMessage",
-        "elicitation/create",
-        "roots/list",
-        "notifications/message",
-        "notifications/resources/updated",
-        "notifications/resources/list_changed",
-        "notifications/tools/list_changed",
-        "notifications/prompts/list_changed",
-    ];
-    if SERVER.contains(&method) {
+    if super::mcpspy::SERVER_ONLY.contains(&method) {
         return Some(Direction::S2c);
     }
     let client = matches!(

@@ -666,8 +666,9 @@ struct Owners<'a> {
     pending: Vec<(&'a str, LooseKey, Option<LooseKey>)>,
     /// (session, token) of every request that named a progress token.
     had: Vec<(&'a str, LooseKey)>,
-    /// (session, id) of every request a session sent.
-    used: Vec<(&'a str, LooseKey)>,
+    /// The sessions that sent a request with each id, in log order (a
+    /// map: a long log has many ids, and every reply asks).
+    used: std::collections::HashMap<LooseKey, Vec<&'a str>>,
     /// The session of the last message that named one.
     last: Option<&'a str>,
     /// The first session the log names (for messages before any).
@@ -703,7 +704,7 @@ impl<'a> Owners<'a> {
             open: Vec::new(),
             pending: Vec::new(),
             had: Vec::new(),
-            used: Vec::new(),
+            used: std::collections::HashMap::new(),
             last: None,
             first,
         }
@@ -752,8 +753,8 @@ impl<'a> Owners<'a> {
                 true
             }
         });
-        for (sid, uid) in &self.used {
-            if uid == id && self.open.contains(sid) && !keys.contains(sid) {
+        for sid in self.used.get(id).into_iter().flatten() {
+            if self.open.contains(sid) && !keys.contains(sid) {
                 keys.push(sid);
             }
         }
@@ -785,8 +786,9 @@ impl<'a> Owners<'a> {
                 }
                 if let Some(id) = &s.id {
                     self.pending.push((sid, id.clone(), s.token.clone()));
-                    if !self.used.iter().any(|(u, i)| *u == sid && i == id) {
-                        self.used.push((sid, id.clone()));
+                    let senders = self.used.entry(id.clone()).or_default();
+                    if !senders.contains(&sid) {
+                        senders.push(sid);
                     }
                 }
             }

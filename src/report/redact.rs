@@ -529,15 +529,25 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         spans.push((start, end, quote));
         done = end;
     }
-    if spans.is_empty() {
+    let edits: Vec<_> = spans
+        .into_iter()
+        .map(|(s, e, q)| (s, e, q.mark()))
+        .collect();
+    splice(text, edits)
+}
+
+/// `text` with each edit `(start, end, replacement)` made (in order, none
+/// overlapping); borrowed as it is when there is none.
+fn splice<'a, R: AsRef<str>>(text: Cow<'a, str>, edits: Vec<(usize, usize, R)>) -> Cow<'a, str> {
+    if edits.is_empty() {
         return text;
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for (start, end, quote) in spans {
-        out.push_str(&text[at..start]);
-        out.push_str(&quote.mark());
-        at = end;
+    for (start, end, new) in &edits {
+        out.push_str(&text[at..*start]);
+        out.push_str(new.as_ref());
+        at = *end;
     }
     out.push_str(&text[at..]);
     Cow::Owned(out)
@@ -608,8 +618,7 @@ fn container_end(text: &str, from: usize, depth: usize) -> usize {
 /// (so the text stays JSON at every depth, as `extract` needs). `true`,
 /// `false` and `null` stay.
 fn json_members<'a>(text: Cow<'a, str>, secret: impl Fn(&str, &str) -> bool) -> Cow<'a, str> {
-    let mut out = String::new();
-    let mut at = 0;
+    let mut edits: Vec<(usize, usize, Cow<'static, str>)> = Vec::new();
     let mut next = 0;
     for m in JSON_KEY.find_iter(&text) {
         if m.start() < next {
@@ -653,16 +662,10 @@ fn json_members<'a>(text: Cow<'a, str>, secret: impl Fn(&str, &str) -> bool) -> 
             let q = "\\".repeat(depth);
             ((v, end), Cow::Owned(format!("{q}\"{MARK}{q}\"")))
         };
-        out.push_str(&text[at..span.0]);
-        out.push_str(&replacement);
-        at = span.1;
+        edits.push((span.0, span.1, replacement));
         next = span.1;
     }
-    if at == 0 && out.is_empty() {
-        return text;
-    }
-    out.push_str(&text[at..]);
-    Cow::Owned(out)
+    splice(text, edits)
 }
 
 /// Whether a JSON member named `key` with string content `value` (empty
@@ -696,20 +699,14 @@ fn name_value_objects(text: Cow<'_, str>) -> Cow<'_, str> {
         }
         objects.push((open, container_end(&text, open, depth)));
     }
-    if objects.is_empty() {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (start, end) in objects {
-        out.push_str(&text[at..start]);
-        out.push_str(&json_members(Cow::Borrowed(&text[start..end]), |k, _| {
-            k == "value"
-        }));
-        at = end;
-    }
-    out.push_str(&text[at..]);
-    Cow::Owned(out)
+    let edits: Vec<_> = objects
+        .into_iter()
+        .map(|(start, end)| {
+            let object = json_members(Cow::Borrowed(&text[start..end]), |k, _| k == "value");
+            (start, end, object.into_owned())
+        })
+        .collect();
+    splice(text, edits)
 }
 
 /// The header name of a [`HEADER_LINE`] match (its second group).

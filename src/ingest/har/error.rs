@@ -79,12 +79,18 @@ impl DocError {
         } else {
             format!(" at line {l} column {c}")
         };
-        let entries = if read == 1 { "entry" } else { "entries" };
         format!(
-            "{what} at byte {o} (line {l}, column {c}): {}{at}; {read} {entries} read before it",
-            self.text
+            "{what} at byte {o} (line {l}, column {c}): {}{at}; {}",
+            self.text,
+            read_before(read)
         )
     }
+}
+
+/// `N entries read before it` (`1 entry`): how far a broken HAR was read.
+pub(super) fn read_before(n: u64) -> String {
+    let entries = if n == 1 { "entry" } else { "entries" };
+    format!("{n} {entries} read before it")
 }
 
 /// Byte offset of a serde_json error position (1-based line, column = bytes

@@ -13,7 +13,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 use serde_json::value::RawValue;
 
 use super::Input;
-use super::error::error_offset;
+use super::error::{error_offset, read_before};
 use super::frames::EntrySink;
 use super::model::{Creator, Loose, dialect};
 use crate::diag::Diagnostic;
@@ -56,13 +56,13 @@ pub(super) fn parse(input: Input<'_>) -> Parsed {
                 "HAR is not valid JSON"
             };
             let n = sink.next_entry;
-            let entries = if n == 1 { "entry" } else { "entries" };
             sink.parsed.incomplete = true;
             sink.parsed.errors.push(
                 Diagnostic::whole(format!(
-                    "{what} at byte {offset} (line {}, column {}): {e}; {n} {entries} read before it",
+                    "{what} at byte {offset} (line {}, column {}): {e}; {}",
                     e.line(),
-                    e.column()
+                    e.column(),
+                    read_before(n)
                 ))
                 .fatal(),
             );
