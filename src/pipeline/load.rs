@@ -364,6 +364,8 @@ struct SessionWalk<'c> {
     input: usize,
     splitter: Splitter,
     states: Vec<Option<(LineOrder, Walker<'c>)>>,
+    /// Per session: its frames of the round being walked, in file order.
+    pending: Vec<Vec<Frame>>,
     ready: Vec<Frame>,
     errors: Vec<Diagnostic>,
     other_lines: u64,
@@ -387,6 +389,7 @@ impl<'c> SessionWalk<'c> {
             input,
             splitter: Splitter::default(),
             states: Vec::new(),
+            pending: Vec::new(),
             ready: Vec::new(),
             errors,
             other_lines: 0,
@@ -395,7 +398,10 @@ impl<'c> SessionWalk<'c> {
         }
     }
 
-    /// Walks a round's parsed blocks, in order.
+    /// Walks a round's parsed blocks: records go in file order through
+    /// session splitting (sequential), then each session's frames, in
+    /// their order, through its line order and walker, sessions in
+    /// parallel (they share nothing; the same output for any thread count).
     fn push(&mut self, parsed: Vec<Parsed>) {
         for p in parsed {
             self.errors.extend(p.errors);
@@ -410,24 +416,46 @@ impl<'c> SessionWalk<'c> {
                 if frame_has_message(&f) {
                     self.any_message = true;
                 }
-                if self.states.len() <= i {
-                    self.states.resize_with(i + 1, || None);
-                }
-                let (cfg, input, names) = (self.cfg, self.input, &self.splitter.names);
-                let started = self.splitter.started[i];
-                let st = self.states[i].get_or_insert_with(|| {
-                    let mut w = Walker::new(cfg, names[i].clone(), input, false);
-                    if started {
-                        w.start_held();
-                    }
-                    (LineOrder::default(), w)
-                });
-                st.0.push(f, &mut self.ready);
-                for f in self.ready.drain(..) {
-                    st.1.frame(&f, false);
-                }
+                self.open(i);
+                self.pending[i].push(f);
             }
         }
+        self.states
+            .par_iter_mut()
+            .zip(self.pending.par_iter_mut())
+            .filter(|(_, frames)| !frames.is_empty())
+            .for_each(|(st, frames)| {
+                let Some((order, walker)) = st else {
+                    return;
+                };
+                let mut ready = Vec::new();
+                // Taken, not drained: a session's frames of one round are
+                // not kept room for across the run.
+                for f in std::mem::take(frames) {
+                    order.push(f, &mut ready);
+                    for f in ready.drain(..) {
+                        walker.frame(&f, false);
+                    }
+                }
+            });
+    }
+
+    /// Session `i`'s line order and walker, made when its first frame
+    /// comes (the splitter's name and start mark of that moment).
+    fn open(&mut self, i: usize) {
+        if self.states.len() <= i {
+            self.states.resize_with(i + 1, || None);
+            self.pending.resize_with(i + 1, Vec::new);
+        }
+        let (cfg, input, names) = (self.cfg, self.input, &self.splitter.names);
+        let started = self.splitter.started[i];
+        self.states[i].get_or_insert_with(|| {
+            let mut w = Walker::new(cfg, names[i].clone(), input, false);
+            if started {
+                w.start_held();
+            }
+            (LineOrder::default(), w)
+        });
     }
 
     /// Flushes each session's line order and finishes its walker.
