@@ -103,7 +103,7 @@ impl<'de> serde::Deserialize<'de> for FirstMember {
 /// sends (`sampling/createMessage`, `roots/list`, `elicitation/create`,
 /// `notifications/message`, `…/resources/updated`, `…/list_changed`,
 /// `…/elicitation/complete`: the table of MCPSpy's
-/// `mcpspy::sent_by_client`) and for `notifications/progress`, which a
+/// `methods::sent_by_client`) and for `notifications/progress`, which a
 /// server sends on the client's requests (a client only on the server's,
 /// far rarer); else c2s when the message, or a batch's first element, has
 /// `method`; else s2c. [`Directions`] then reads responses (and
@@ -118,7 +118,7 @@ pub fn guess_direction(payload: &Payload) -> Direction {
                     "notification"
                 };
                 (m.kind == Kind::Notification && x == "notifications/progress")
-                    || super::mcpspy::sent_by_client(kind, Some(x)) == Some(false)
+                    || super::methods::sent_by_client(kind, Some(x)) == Some(false)
             }))
     };
     let has_method = match payload {

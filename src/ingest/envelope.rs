@@ -316,7 +316,7 @@ fn sender(m: &crate::record::jsonrpc::Message) -> Option<Direction> {
         return (m.negotiated().is_some() || m.server_info().is_some()).then_some(Direction::S2c);
     }
     let method = m.method.as_deref()?;
-    if super::mcpspy::SERVER_ONLY.contains(&method) {
+    if super::methods::SERVER_ONLY.contains(&method) {
         return Some(Direction::S2c);
     }
     let client = matches!(

@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::input::Input;
-use super::mcpspy::sent_by_client;
+use super::methods::sent_by_client;
 use crate::diag::Diagnostic;
 use crate::record::jsonrpc::parse_payload;
 use crate::record::time::parse_iso;

@@ -103,43 +103,6 @@ pub fn claims(line: &str) -> bool {
     read(line).is_some()
 }
 
-/// The methods only a server sends (its requests and notifications, MCP
-/// 2025-11-25; FORMATS.md §3.3): the one table of them.
-pub(crate) const SERVER_ONLY: [&str; 9] = [
-    "sampling/createMessage",
-    "roots/list",
-    "elicitation/create",
-    "notifications/message",
-    "notifications/resources/updated",
-    "notifications/resources/list_changed",
-    "notifications/tools/list_changed",
-    "notifications/prompts/list_changed",
-    "notifications/elicitation/complete",
-];
-
-/// Which side a method names its sender (MCP 2025-11-25 §3.3 of
-/// FORMATS.md): `Some(true)` only a client sends it, `Some(false)` only a
-/// server, `None` either (ping, progress, cancelled, responses).
-pub(crate) fn sent_by_client(kind: &str, method: Option<&str>) -> Option<bool> {
-    let m = method?;
-    if kind == "response" {
-        return None;
-    }
-    const EITHER: [&str; 4] = [
-        "ping",
-        "notifications/progress",
-        "notifications/cancelled",
-        "notifications/tasks/status",
-    ];
-    if SERVER_ONLY.contains(&m) {
-        Some(false)
-    } else if EITHER.contains(&m) || m.starts_with("tasks/") {
-        None
-    } else {
-        Some(true)
-    }
-}
-
 /// Parses an MCPSpy JSONL file (FORMATS.md §8.3.13).
 pub fn parse(input: Input<'_>) -> Parsed {
     let clients = clients(input.text);
@@ -159,7 +122,7 @@ fn clients(text: &str) -> Vec<((u32, u32), u32)> {
         if out.iter().any(|(p, _)| *p == pair) {
             continue;
         }
-        match sent_by_client(&e.kind, e.method.as_deref()) {
+        match super::methods::sent_by_client(&e.kind, e.method.as_deref()) {
             Some(true) => out.push((pair, s.from_pid)),
             Some(false) => out.push((pair, s.to_pid)),
             None => {}

@@ -32,6 +32,7 @@ pub mod mcpproxy;
 pub mod mcpremote;
 pub mod mcpsnoop;
 pub mod mcpspy;
+pub mod methods;
 pub mod npmproxy;
 pub mod objdump;
 pub mod pair;
