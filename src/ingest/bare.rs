@@ -141,7 +141,9 @@ pub fn guess_direction(payload: &Payload) -> Direction {
 /// that of an open server request and of no open client request is the
 /// client's answer, client→server; any other response server→client. A
 /// `notifications/cancelled` naming an open server request and no open
-/// client request is the server's. Everything else keeps
+/// client request is the server's; a `notifications/progress` whose token
+/// is that of an open server request and of no open client request is the
+/// client's (FORMATS.md §3.5). Everything else keeps
 /// [`guess_direction`]. A frame's direction is worked out from its
 /// payload and the frames before it only, so reading the same frames again
 /// (a large file's blocks, parsed apart, then walked in order) gives the
@@ -151,6 +153,11 @@ pub struct Directions {
     /// Open requests by id (loose key, DESIGN.md rule 5) and how many:
     /// `[client's, server's]`.
     open: [HashMap<LooseKey, u32>; 2],
+    /// The progress tokens of the open requests that named one, and how
+    /// many: `[client's, server's]`.
+    tokens: [HashMap<LooseKey, u32>; 2],
+    /// The token each open request named, by its id: `[client's, server's]`.
+    token_of: [HashMap<LooseKey, LooseKey>; 2],
 }
 
 impl Directions {
@@ -175,6 +182,24 @@ impl Directions {
                 let named = m.extra.as_ref().and_then(|e| e.cancel_id.as_ref());
                 if self.answered_by_client(&named.and_then(|i| i.loose())) == Direction::C2s {
                     Direction::S2c
+                } else {
+                    guessed
+                }
+            }
+            // Progress on a server request (a client's, FORMATS.md §3.5)
+            // when its token is only an open server request's.
+            Some(m)
+                if m.kind == Kind::Notification
+                    && m.method.as_deref() == Some("notifications/progress") =>
+            {
+                let token = m.progress_token().and_then(|t| t.loose());
+                let named = |side: usize| {
+                    token
+                        .as_ref()
+                        .is_some_and(|t| self.tokens[side].contains_key(t))
+                };
+                if named(1) && !named(0) {
+                    Direction::C2s
                 } else {
                     guessed
                 }
@@ -215,6 +240,11 @@ impl Directions {
         let (key, side) = match m.kind {
             Kind::Request => {
                 if let Some(k) = m.id.loose() {
+                    let token = m.progress_token().and_then(|t| t.loose());
+                    if let Some(t) = token {
+                        *self.tokens[side(d)].entry(t.clone()).or_insert(0) += 1;
+                        self.token_of[side(d)].insert(k.clone(), t);
+                    }
                     *self.open[side(d)].entry(k).or_insert(0) += 1;
                 }
                 return;
@@ -234,6 +264,20 @@ impl Directions {
             *n -= 1;
             if *n == 0 {
                 self.open[side].remove(&k);
+                self.close_token(side, &k);
+            }
+        }
+    }
+
+    /// Request `id` of `side` is no longer open: so is its token.
+    fn close_token(&mut self, side: usize, id: &LooseKey) {
+        let Some(t) = self.token_of[side].remove(id) else {
+            return;
+        };
+        if let Some(n) = self.tokens[side].get_mut(&t) {
+            *n -= 1;
+            if *n == 0 {
+                self.tokens[side].remove(&t);
             }
         }
     }
@@ -356,6 +400,37 @@ mod tests {
             .map(|&(n, _)| n)
             .collect();
         assert_eq!(c2s_answers, [12, 16, 20]);
+    }
+
+    /// Progress whose token is that of an open server request only is the
+    /// client's (it reports on the server's `sampling/createMessage`);
+    /// progress on a client request's token, on a token open both ways or
+    /// on no open token keeps the server's reading; once the server request
+    /// is answered its token is closed.
+    #[test]
+    fn progress_on_a_server_request_is_the_clients() {
+        let text = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"_meta\":{\"progressToken\":\"a\"}}}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"sampling/createMessage\",\"params\":{\"_meta\":{\"progressToken\":\"s\"}}}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"s\",\"progress\":1}}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"a\",\"progress\":1}}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"zz\",\"progress\":1}}\n\
+                    {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n\
+                    {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"s\",\"progress\":2}}\n";
+        let p = parse(Input {
+            file: 0,
+            name: "p.jsonl",
+            text,
+        });
+        let want = vec![
+            (1, "c2s"),
+            (2, "s2c"),
+            (3, "c2s"), // token "s": the server's request 5, open
+            (4, "s2c"), // token "a": the client's request 1
+            (5, "s2c"), // a token no open request named
+            (6, "c2s"), // the client answers 5
+            (7, "s2c"), // 5 answered: its token is closed
+        ];
+        assert_eq!(directions(&p), want);
     }
 
     /// Open requests decide: a response whose id is open on both sides
