@@ -14,6 +14,7 @@
 
 mod load;
 mod outputs;
+mod rotation;
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -541,9 +542,12 @@ fn gather(loaded: Vec<Loaded>, groups: &[Option<String>]) -> Gathered {
                     group = Some((rot.clone(), rot.as_str().into()));
                 }
                 let (_, key) = group.as_ref().expect("set above");
-                rename_file_key(&mut l.records, &l.info.file, key);
+                rotation::rename_file_key(&mut l.records, &l.info.file, key);
                 match g.records.last_mut() {
-                    Some(last) if same => last.1.append(&mut l.records),
+                    Some(last) if same => {
+                        rotation::rejoin_replies(&last.1, &mut l.records, key);
+                        last.1.append(&mut l.records);
+                    }
                     _ => g
                         .records
                         .push((i, std::mem::take(&mut l.records), l.one_direction)),
@@ -558,17 +562,4 @@ fn gather(loaded: Vec<Loaded>, groups: &[Option<String>]) -> Gathered {
         g.infos.push(l.info);
     }
     g
-}
-
-/// Gives the records keyed by a rotated file's own name the group's name.
-fn rename_file_key(records: &mut [Record], file: &str, group: &str) {
-    for r in records {
-        let key = match r {
-            Record::Frame(f) => &mut f.key,
-            Record::ProcessStart { key, .. } => key,
-        };
-        if &**key == file {
-            *key = group.into();
-        }
-    }
 }

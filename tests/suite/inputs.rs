@@ -1220,3 +1220,86 @@ fn out_dir_of(name: &str) -> PathBuf {
         .join("out")
         .join(name)
 }
+
+/// The findings of a summary as (kind, severity, id, file name, line).
+fn kinds(s: &serde_json::Value) -> Vec<(String, String, serde_json::Value, String, u64)> {
+    s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = f["file"].as_str().unwrap_or("");
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["id"].clone(),
+                Path::new(file)
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                f["location"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rotated_bridge_logs_read_as_the_whole_log() {
+    // tests/data/real4/rotation-bridges (README there): real mcp-remote and
+    // supergateway logs split at a line boundary. Each pair, read oldest
+    // first, gives the sessions, counts and findings of the whole log
+    // (written here by concatenating the halves), with the findings' lines
+    // in the half that holds them. Truth: every request answered but the
+    // cancelled id 12 of each session.
+    let dir = root().join("tests/data/real4/rotation-bridges");
+    let tmp = out_dir("rotation-bridges-whole");
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (stem, sessions, counts, cancels) in [
+        (
+            "sg.log",
+            2,
+            (36, 14, 34),
+            vec![("sg.log", 14), ("sg.log", 143)],
+        ),
+        ("mr-debug.log", 1, (21, 7, 20), vec![("mr-debug.log", 108)]),
+        ("mr.log", 1, (21, 7, 20), vec![("mr.log", 259)]),
+    ] {
+        let older = dir.join(format!("{stem}.1"));
+        let newer = dir.join(stem);
+        let (code, err, s) = run(
+            &format!("rotation-bridges-{stem}"),
+            &[older.to_str().unwrap(), newer.to_str().unwrap()],
+        );
+        assert_eq!(code, Some(0), "{stem}: {err}");
+        assert_eq!(s["totals"]["sessions"], sessions, "{stem}");
+        assert_eq!(totals(&s), counts, "{stem}");
+        assert_eq!(s["totals"]["pairs"], counts.2, "{stem}");
+        let want: Vec<_> = cancels
+            .iter()
+            .map(|&(f, l)| {
+                (
+                    "cancelled_request".to_string(),
+                    "info".to_string(),
+                    12.into(),
+                    f.to_string(),
+                    l,
+                )
+            })
+            .collect();
+        assert_eq!(kinds(&s), want, "{stem}");
+        // The whole log: the same counts and findings.
+        let mut whole = std::fs::read(&older).unwrap();
+        whole.extend(std::fs::read(&newer).unwrap());
+        let w = tmp.join(format!("whole-{stem}"));
+        std::fs::write(&w, whole).unwrap();
+        let (code, err, s) = run(
+            &format!("rotation-bridges-whole-{stem}"),
+            &[w.to_str().unwrap()],
+        );
+        assert_eq!(code, Some(0), "{stem} whole: {err}");
+        assert_eq!(s["totals"]["sessions"], sessions, "{stem} whole");
+        assert_eq!(totals(&s), counts, "{stem} whole");
+        assert_eq!(kinds(&s).len(), cancels.len(), "{stem} whole");
+    }
+}
