@@ -393,9 +393,11 @@ pub struct AnalyzeArgs {
     /// A folder walk leaves out, each named on stderr and in summary.json
     /// `skipped`: this run's --out and --shard-dir, earlier runs' output
     /// folders (their summary.json is mcp-audit's), documents (*.md),
-    /// expected-result files (*.expected.json), package, version-control
-    /// and tool folders (node_modules, .git, __pycache__, …) and empty
-    /// files. A file reached by two names is read once.
+    /// expected-result files (*.expected.json), source and build files
+    /// (*.py, *.js, *.ts, *.rs, *.toml, …), package, version-control and
+    /// tool folders (node_modules, .git, __pycache__, Python virtual
+    /// environments, …) and empty files. A file reached by two names is
+    /// read once.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// How to read every input; `auto` detects the format and the log

@@ -28,10 +28,31 @@ pub fn detect(text: &str) -> Format {
     if let Some(f) = claimed(first.text, Claim::first_line) {
         return f;
     }
-    std::iter::once(first)
+    match std::iter::once(first)
         .chain(non_blank)
         .find_map(|l| claim(l.text))
-        .map_or(Format::Unknown, Format::Lines)
+    {
+        Some(Dialect::Bare) if !mostly_bare(text) => Format::Unknown,
+        Some(d) => Format::Lines(d),
+        None => Format::Unknown,
+    }
+}
+
+/// How many of a text's first non-blank lines [`mostly_bare`] reads.
+const BARE_WINDOW: usize = 64;
+
+/// Bare NDJSON is a log whose every line is a message (FORMATS.md §8.2 row
+/// 12): a text is read as one only when at least half of its first
+/// [`BARE_WINDOW`] non-blank lines are JSON-RPC. A program or document
+/// with one JSON-looking line among its text (a Python doctest `[]`, a
+/// README's example) is no capture of traffic.
+fn mostly_bare(text: &str) -> bool {
+    let (mut seen, mut bare) = (0usize, 0usize);
+    for l in lines(text).filter(|l| !is_blank(l.text)).take(BARE_WINDOW) {
+        seen += 1;
+        bare += usize::from(super::bare::claims(l.text));
+    }
+    bare * 2 >= seen
 }
 
 /// The first row of table 8.2 (FORMATS.md §8.2 "recognised by") that claims
@@ -137,6 +158,15 @@ mod tests {
         );
         assert_eq!(
             detect("{\"jsonrpc\":\"2.0\"\n[{\"id\":1,\"result\":{}}]\n"),
+            Format::Lines(Dialect::Bare)
+        );
+        // One JSON-RPC-looking line among text is no bare NDJSON log.
+        assert_eq!(
+            detect("def f():\n    \"\"\"\n    >>> f()\n    []\n    \"\"\"\n"),
+            Format::Unknown
+        );
+        assert_eq!(
+            detect("started\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"),
             Format::Lines(Dialect::Bare)
         );
         // JSON that is no JSON-RPC never makes a file bare NDJSON.

@@ -850,24 +850,47 @@ fn inputs_table(o: &mut String, r: &Report<'_>) {
     // Inputs.
     o.push_str("<section id=\"inputs\"><h2>Inputs</h2><table><thead><tr><th>file</th><th>format</th><th class=\"num\">sessions</th><th class=\"num\">bytes</th><th>problems</th><th>notices</th></tr></thead><tbody>");
     for i in r.inputs {
-        let lines = |d: &[crate::diag::Diagnostic]| {
-            d.iter()
-                .map(|e| clean(&e.to_string()))
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
         o.push_str(&format!(
-            "<tr><td class=\"mono\">{}{}</td><td class=\"nb\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td class=\"mono file\">{}{}</td><td class=\"nb\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
             text(&clean(&i.file)),
             i.partner.as_deref().map(|p| format!("<br>+ {}", text(&clean(p)))).unwrap_or_default(),
             text(&super::read_as(&i.format, &i.dialect)),
             i.sessions,
             i.bytes,
-            text(&lines(&i.errors)),
-            text(&lines(&i.notices))
+            diagnostics_cell(&i.file, &i.errors),
+            diagnostics_cell(&i.file, &i.notices)
         ));
     }
     o.push_str("</tbody></table></section>\n");
+}
+
+/// How many of an input's problems (or notices) its row shows before the
+/// rest fold into a "N more" disclosure.
+const SHOWN_DIAGNOSTICS: usize = 3;
+
+/// An input's problems or notices, one line each (the input's own name,
+/// which its row already shows, left off their start), the first
+/// [`SHOWN_DIAGNOSTICS`] shown and the rest behind `<details>`: thirteen
+/// problems of one capture no longer squeeze the file column to a few
+/// characters.
+fn diagnostics_cell(file: &str, d: &[crate::diag::Diagnostic]) -> String {
+    let line = |e: &crate::diag::Diagnostic| {
+        let s = clean(&e.to_string());
+        let s = s
+            .strip_prefix(&format!("{}: ", clean(file)))
+            .map(str::to_string)
+            .unwrap_or(s);
+        format!("<div>{}</div>", text(&s))
+    };
+    let mut out: String = d.iter().take(SHOWN_DIAGNOSTICS).map(line).collect();
+    if d.len() > SHOWN_DIAGNOSTICS {
+        let rest: String = d[SHOWN_DIAGNOSTICS..].iter().map(line).collect();
+        out.push_str(&format!(
+            "<details><summary>{} more</summary>{rest}</details>",
+            d.len() - SHOWN_DIAGNOSTICS
+        ));
+    }
+    out
 }
 
 /// The sessions table: its head; the script fills it a page at a time
@@ -923,7 +946,7 @@ h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid var(--line);padding-
 table{border-collapse:collapse;width:100%;font-size:13px}th,td{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f7f9;position:sticky;top:0}th[data-col]{cursor:pointer;user-select:none}th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.num{white-space:nowrap}.mono,td.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;word-break:break-all}
-#findings-table td{word-break:break-word}td.nb,#findings-table td.nb,#sessions-table td.nb{white-space:nowrap;word-break:normal}#findings-table td.sev,#findings-table td.k{white-space:nowrap;word-break:normal}#findings-table tbody tr.f{cursor:pointer}#findings-table tbody tr.f:hover{background:#f3f6ff}
+#inputs td.file{min-width:16em;word-break:break-word}#inputs td div+div{margin-top:3px}#findings-table td{word-break:break-word}td.nb,#findings-table td.nb,#sessions-table td.nb{white-space:nowrap;word-break:normal}#findings-table td.sev,#findings-table td.k{white-space:nowrap;word-break:normal}#findings-table tbody tr.f{cursor:pointer}#findings-table tbody tr.f:hover{background:#f3f6ff}
 .sev{font-weight:600}.sev.error{color:var(--err)}.sev.warning{color:var(--warn)}.sev.info{color:var(--info)}
 tr.ev td{background:#fafbfc}pre{margin:4px 0;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;max-height:420px;overflow:auto;background:#f4f5f7;padding:8px;border-radius:6px}
 .controls{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:6px 0}.controls select,.controls input[type=search]{font:inherit;padding:2px 4px;max-width:260px}

@@ -139,9 +139,22 @@ fn skip_reason(p: &Path) -> Option<&'static str> {
         Some("an expected-results file (.expected.json), not a capture")
     } else if s.ends_with(".md") {
         Some("a document (.md), not a capture")
+    } else if source_file(&s) {
+        Some("a source or build file (.py, .js, .ts, .rs, .toml, …), not a capture")
     } else {
         None
     }
+}
+
+/// Whether a file name ends like program source or a build file, which no
+/// recorder names a capture (a walk over a project finds many: a Python
+/// doctest line `[]` would read as an empty batch).
+fn source_file(name: &str) -> bool {
+    const ENDS: [&str; 24] = [
+        ".py", ".pyc", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".rs",
+        ".go", ".java", ".rb", ".c", ".h", ".cc", ".cpp", ".sh", ".toml", ".lock", ".yaml", ".yml",
+    ];
+    ENDS.iter().any(|e| name.ends_with(e))
 }
 
 /// Folders a walk does not enter below its argument: what package
@@ -242,7 +255,12 @@ impl Walk<'_> {
         entries.sort();
         for p in entries {
             if p.is_dir() {
-                if let Some(reason) = p.file_name().and_then(|n| n.to_str()).and_then(tool_folder) {
+                let venv = p
+                    .join("pyvenv.cfg")
+                    .is_file()
+                    .then_some("a Python virtual environment (it holds pyvenv.cfg), not captures");
+                let tool = p.file_name().and_then(|n| n.to_str()).and_then(tool_folder);
+                if let Some(reason) = tool.or(venv) {
                     self.skipped.push(Skipped { path: p, reason });
                     continue;
                 }
@@ -290,12 +308,17 @@ mod tests {
     #[test]
     fn tool_folders_are_skipped_and_named() {
         let d = tempfile::tempdir().unwrap();
-        for sub in ["node_modules/pkg", ".git", "logs"] {
+        for sub in ["node_modules/pkg", ".git", "logs", "venv/lib"] {
             std::fs::create_dir_all(d.path().join(sub)).unwrap();
         }
         touch(&d.path().join("node_modules/pkg"), &["index.json"]);
         touch(&d.path().join(".git"), &["HEAD"]);
-        touch(&d.path().join("logs"), &["a.log"]);
+        touch(
+            &d.path().join("logs"),
+            &["a.log", "driver.py", "server.mjs"],
+        );
+        touch(&d.path().join("venv"), &["pyvenv.cfg"]);
+        touch(&d.path().join("venv/lib"), &["x.log"]);
         let (v, skipped) = crate::source::expand_reporting(&[d.path().to_path_buf()], &[]);
         assert_eq!(names(&v), ["a.log"]);
         let got: Vec<(String, &str)> = skipped
@@ -312,8 +335,20 @@ mod tests {
             [
                 (".git".to_string(), "a version-control folder, not captures"),
                 (
+                    "driver.py".to_string(),
+                    "a source or build file (.py, .js, .ts, .rs, .toml, …), not a capture"
+                ),
+                (
+                    "server.mjs".to_string(),
+                    "a source or build file (.py, .js, .ts, .rs, .toml, …), not a capture"
+                ),
+                (
                     "node_modules".to_string(),
                     "a package folder (node_modules), not captures"
+                ),
+                (
+                    "venv".to_string(),
+                    "a Python virtual environment (it holds pyvenv.cfg), not captures"
                 ),
             ]
         );

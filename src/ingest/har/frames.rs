@@ -633,6 +633,16 @@ impl<'t> EntrySink<'t> {
                     let (payload, _) = read_payload(&text);
                     self.request_body(payload, ts, shared);
                 }
+                Err(_) if params.is_empty() => {
+                    // No text and no params: a recorder that kept no body
+                    // (mitmproxy with `stream_large_bodies`), or chrome-har's
+                    // `[]`, `{}` or number.
+                    self.error(
+                        i,
+                        "POST body not captured (postData has no text and its `params` is empty: a recorder that keeps no bodies writes this, and chrome-har does for a body `[]`, `{}` or a number); its messages are unknown (a capture gap)",
+                    );
+                    self.lost_request(ts, shared);
+                }
                 Err(why) => {
                     self.error(
                         i,
@@ -1600,7 +1610,7 @@ mod tests {
         assert!(
             p.errors[0]
                 .to_string()
-                .starts_with("entry 1: POST body kept only as `postData.params` (chrome-har)"),
+                .starts_with("entry 1: POST body not captured (postData has no text and its `params` is empty: a recorder that keeps no bodies writes this, and chrome-har does for a body `[]`, `{}` or a number)"),
             "{:?}",
             p.errors
         );
