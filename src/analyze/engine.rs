@@ -438,6 +438,15 @@ fn entry_list(entries: &[u64]) -> String {
 /// known), its line, and whether it is still unclaimed by a request.
 type LostReply = (Option<Direction>, u64, bool);
 
+/// The `null_id_error` detail of an id-null error that refuses a
+/// notification POST with an HTTP error status (rule 13).
+fn refusal_detail(code: Option<i64>, status: i64) -> String {
+    let code = code.map(|c| format!(" (code {c})")).unwrap_or_default();
+    format!(
+        "an error response with id null{code} refusing this POST's notification with HTTP {status}: Streamable HTTP lets a server that cannot accept a notification answer an HTTP error status with a JSON-RPC error without an id, so it is a refusal, not a reply to the notification"
+    )
+}
+
 fn dir_index(d: Direction) -> usize {
     match d {
         Direction::C2s => 0,
@@ -1580,6 +1589,12 @@ impl Walker<'_> {
                     continue;
                 }
                 self.null_id_response(f, d, m, &mut t);
+                if let Some(status) = self.notification_refusal(f, m) {
+                    if let Some(found) = self.out.findings.last_mut() {
+                        found.detail = refusal_detail(m.error_code, status);
+                    }
+                    continue;
+                }
                 self.answer_by_entry(f, d, m, moved);
                 continue;
             }
@@ -1643,7 +1658,7 @@ impl Walker<'_> {
     /// else is pending. Reported as `notification_replied` instead of the
     /// unknown-id or null-id reading; answers whether it was.
     fn notification_reply(&mut self, f: &Frame, d: Direction, m: &Message) -> bool {
-        if self.cur != Some(Sent::Notification) {
+        if self.cur != Some(Sent::Notification) || self.notification_refusal(f, m).is_some() {
             return false;
         }
         if f.http.is_none() && !self.spaces[dir_index(d.other())].pending.is_empty() {
@@ -1658,6 +1673,22 @@ impl Walker<'_> {
         self.find(K::NotificationReplied, f, Some(d), FindingId::One(m.id.clone()), None,
             format!("{kind} ({what}) answered a notification; JSON-RPC 2.0 §4.1: a notification gets no response, and a client may take this one for another request's answer"));
         true
+    }
+
+    /// Over HTTP, the HTTP status of a POST that carried one notification
+    /// and was refused with an HTTP error status (4xx, 5xx) whose body is
+    /// an error with id null or no id member: Streamable HTTP (2025-03-26
+    /// on) tells a server that cannot accept a notification to answer an
+    /// HTTP error status, and lets its body be a JSON-RPC error without an
+    /// id. A refusal, not a reply (rule 13): no `notification_replied`.
+    fn notification_refusal(&self, f: &Frame, m: &Message) -> Option<i64> {
+        let h = f.http.as_ref()?;
+        let refused = self.cur == Some(Sent::Notification)
+            && !h.is_request_body
+            && h.status >= 400
+            && m.has_error
+            && matches!(m.id, Id::Null | Id::Absent);
+        refused.then_some(h.status)
     }
 
     /// Over HTTP, an error response that pairs by id with nothing (id
