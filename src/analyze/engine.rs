@@ -324,6 +324,11 @@ pub struct SessionResult {
     pub server: Option<(String, String)>,
     /// Progress notifications linked to no request by their token.
     pub unlinked_progress: u64,
+    /// `null_id_error`s whose peer read what it was sent (rule 13): one
+    /// that answers its POST's one request, or refuses its notification,
+    /// with an HTTP error status. The hint about malformed messages leaves
+    /// them out.
+    pub addressed_null_ids: u64,
     /// Request index → its progress, for requests that named a
     /// `_meta.progressToken`.
     pub progress: HashMap<usize, RequestProgress>,
@@ -1593,9 +1598,12 @@ impl Walker<'_> {
                     if let Some(found) = self.out.findings.last_mut() {
                         found.detail = refusal_detail(m.error_code, status);
                     }
+                    self.out.addressed_null_ids += 1;
                     continue;
                 }
-                self.answer_by_entry(f, d, m, moved);
+                if m.has_error && self.answer_by_entry(f, d, m, moved) {
+                    self.out.addressed_null_ids += 1;
+                }
                 continue;
             }
             t.non_null += 1;

@@ -548,6 +548,46 @@ mod rule13 {
         );
     }
 
+    /// The hint that blames malformed messages for null-id errors leaves
+    /// out the ones whose peer read what it was sent: a 2026-07-28
+    /// client's `server/discover` refused by the TypeScript SDK 1.32.2
+    /// with 400 and id null (paired with its POST's request, real5) and
+    /// a notification refused with 404. A `[]` rejected with id null
+    /// still gets it.
+    #[test]
+    fn hint_leaves_out_null_ids_that_answer_their_post() {
+        let discover = r#"{"jsonrpc":"2.0","id":"p-1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let err = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+        let cancelled =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}"#;
+        let log = |entries: &[String]| {
+            format!(
+                r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{}]}}}}"#,
+                entries.join(",")
+            )
+        };
+        let refused = log(&[
+            har_entry(0, discover, 400, "application/json", err),
+            har_entry(1, cancelled, 404, "application/json", err),
+        ]);
+        let (f, a) = run_text("t.har", &refused);
+        assert_eq!(
+            f,
+            vec![
+                s("null_id_error", "null"),
+                s("null_id_error", "null"),
+                s("notification_batch_awaited", "null"),
+            ]
+        );
+        assert_eq!(a.session_summaries()[0].hints, Vec::<String>::new());
+        let empty = log(&[har_entry(0, "[]", 400, "application/json", err)]);
+        let (_, a) = run_text("t.har", &empty);
+        assert_eq!(
+            a.session_summaries()[0].hints,
+            vec!["1 null-id error(s) alone: some message or batch element was malformed and could not be read".to_string()]
+        );
+    }
+
     /// A one-request batch POSTed to a server that answers a JSON body
     /// with a bare object (the TypeScript SDK in JSON-response mode).
     #[test]
