@@ -32,6 +32,10 @@
 //!   20:56:47.385013 + 5.119 ms): 1244.854 ms, 9 polls; `slow_task(1)` id 4
 //!   (entry 3, 20:56:46.147801) completed by `tasks/get` 15 (entry 14,
 //!   20:56:46.539217 + 11.574 ms): 402.990 ms, 5 polls.
+//! - `har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har`: the
+//!   server ends the listen `"listen:0"` (entry 3, 21:31:07.139766, time
+//!   238.496 ms) with its result after the acknowledgement: complete, one
+//!   notification, no latency.
 
 use crate::common::{mcp_audit_ok, out_dir, root};
 
@@ -191,4 +195,23 @@ fn two_tasks_polled_at_once_are_two_operations() {
         ]
     );
     assert_eq!(summary["operations"]["task"]["requests"].as_u64(), Some(16));
+}
+
+#[test]
+fn a_listen_the_server_ends_is_complete_without_a_latency() {
+    let (ops, pairs, summary) = run_in(
+        "tests/data/real5/issue12",
+        "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har",
+        "ops_r5_listen_closed",
+    );
+    assert_eq!(
+        brief(&ops[1..]),
+        ["listen-1,listen,complete,\"\"\"listen:0\"\"\",subscriptions/listen,1,1,238.496,,"]
+    );
+    let listen = pairs
+        .iter()
+        .find(|r| r[3] == "subscriptions/listen")
+        .unwrap();
+    assert_eq!((listen[6].as_str(), listen[7].as_str()), ("", "paired"));
+    assert_eq!(summary["findings"], serde_json::json!([]));
 }

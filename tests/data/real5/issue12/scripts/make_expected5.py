@@ -167,6 +167,15 @@ CAPS["har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har"] = dict(
     notes="Nothing above info may be reported. The task calls' own results are handles (resultType task, status working); each tasks/get result is resultType complete with the task's status. Entry 23's time closed at the headers (receive 0): its events have no time of their own.",
     truth=lambda: check_httpx_tap("har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har", "truth/fmcp_tasks2.client_tap.jsonl"),
 )
+CAPS["har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har"] = dict(
+    summary="A healthy 2026-07-28 session whose listen the server ends: TS v2 2.4.0 client (auto) and server; server/discover, subscriptions/listen (acknowledged), add, then close_listens, after whose answer the server calls handler.close(): the listen's stream carries its result {resultType complete, _meta subscriptionId} and ends (the graceful close of basic/patterns/subscriptions).",
+    format="har (mitmproxy 11.0.2 reverse proxy + SSE streaming addon), Streamable HTTP 2026-07-28, no session",
+    findings=[],
+    operations={"listen": {"id": "listen:0", "entry": 3, "notifications": ["notifications/subscriptions/acknowledged"], "ended_by": "its result (graceful close)", "state": "complete"}},
+    notes="Nothing may be reported. The listen is paired with its result but gives no latency (rule 14: a stream's life is no latency); latency_ms lists the other three requests only.",
+    drop_latency=["listen:0"],
+    truth=lambda: check_fetch_tap("har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har", "truth/ts2h_close.client_tap.jsonl"),
+)
 CAPS["har_ts-sdk-1.32.2-json__ts-v2-2.4.0-client__fallback.har"] = dict(
     summary="The TS v2 2.4.0 Client (auto) against the TS SDK 1.32.2 server (stateful, JSON responses), which knows no 2026-07-28: server/discover is refused 400 -32000 'No valid session ID provided' with id null, and the client falls back to initialize (2025-11-25) in a new Mcp-Session-Id session. The rest of the run (the steps the old server lacks answered isError, listen refused by the client itself, the aborted call with notifications/cancelled) is healthy 2025-era traffic.",
     format="har (mitmproxy 11.0.2), Streamable HTTP; two sessions by DESIGN rule 1 (the probe has no Mcp-Session-Id: the origin)",

@@ -61,6 +61,8 @@ const factory = () => {
     async ({ city }) => txt(`sunny in ${city}`));
   server.registerTool('forecast', { description: 'Forecast (City, Days, Metric headers).', inputSchema: z.object({ city: z.string().meta({ 'x-mcp-header': 'City' }), days: z.number().int().meta({ 'x-mcp-header': 'Days' }), metric: z.boolean().meta({ 'x-mcp-header': 'Metric' }) }) },
     async ({ city, days, metric }) => txt(`${days} days in ${city} (${metric ? 'C' : 'F'})`));
+  server.registerTool('close_listens', { description: 'Close the modern leg 100 ms after answering (graceful listen close).', inputSchema: z.object({}) },
+    async () => { setTimeout(() => handler?.close().catch((e) => console.error('close:', e.message)), 100); return txt('closing'); });
   if (extra) server.registerTool('extra_tool', { description: 'Added at run time.', inputSchema: z.object({}) }, async () => txt('extra'));
   return server;
 };
