@@ -132,6 +132,7 @@ real_in! {
     i12_stdio_rmcp_3_11_0_raw_lines_logger => "tests/data/real4/issue12", "stdio_rmcp-3.11.0__raw-lines.logger.log";
     r5_har_ts_v2_healthy => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.har";
     r5_har_ts_v2_listen_closed => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har";
+    r5_har_ts_v2_fastmcp_client_healthy => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__fastmcp-4.2.3-client__healthy.har";
     r5_stdio_ts_v2_healthy => "tests/data/real5/issue12", "stdio_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.logger.log";
     r5_har_fastmcp_4_1_4_healthy_tasks => "tests/data/real5/issue12", "har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har";
     r5_har_ts_sdk_1_32_2_ts_v2_client_fallback => "tests/data/real5/issue12", "har_ts-sdk-1.32.2-json__ts-v2-2.4.0-client__fallback.har";

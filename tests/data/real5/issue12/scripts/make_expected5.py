@@ -176,6 +176,15 @@ CAPS["har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har"] = dict(
     drop_latency=["listen:0"],
     truth=lambda: check_fetch_tap("har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har", "truth/ts2h_close.client_tap.jsonl"),
 )
+CAPS["har_ts-v2-2.4.0-server__fastmcp-4.2.3-client__healthy.har"] = dict(
+    summary="A healthy cross-SDK 2026-07-28 session: fastmcp 4.2.3's Client (mode auto; fmcp_client5.py) against the TS SDK v2 2.4.0 server: server/discover, tools/list, add, count_with_progress (3 progress events), subscriptions/listen \"listen-1\" (mcp 2.3.0's listen helper) left open at the end, the 4-round MRTR book_flight (the person waits 1.5 s per question), weather Zürich (Mcp-Param-City =?base64?WsO8cmljaA==?=), enable_extra and the listen's tools/list_changed, tools/list; the client exits hard with the listen open.",
+    format="har (mitmproxy 11.0.2 reverse proxy + SSE streaming addon), Streamable HTTP 2026-07-28, no session",
+    findings=[],
+    operations={"mrtr": {"ids": [5, 6, 7, 8], "entries": [4, 5, 6, 7], "state": "complete"},
+                "listen": {"id": "listen-1", "entry": 11, "notifications": 2, "state": "open"}},
+    notes="Nothing may be reported. The listen is the last HAR entry (completion order) and its time closed at the headers.",
+    truth=lambda: check_httpx_tap("har_ts-v2-2.4.0-server__fastmcp-4.2.3-client__healthy.har", "truth/fmcp_ts2.client_tap.jsonl"),
+)
 CAPS["har_ts-sdk-1.32.2-json__ts-v2-2.4.0-client__fallback.har"] = dict(
     summary="The TS v2 2.4.0 Client (auto) against the TS SDK 1.32.2 server (stateful, JSON responses), which knows no 2026-07-28: server/discover is refused 400 -32000 'No valid session ID provided' with id null, and the client falls back to initialize (2025-11-25) in a new Mcp-Session-Id session. The rest of the run (the steps the old server lacks answered isError, listen refused by the client itself, the aborted call with notifications/cancelled) is healthy 2025-era traffic.",
     format="har (mitmproxy 11.0.2), Streamable HTTP; two sessions by DESIGN rule 1 (the probe has no Mcp-Session-Id: the origin)",
