@@ -324,6 +324,11 @@ pub struct SessionResult {
     pub server: Option<(String, String)>,
     /// Progress notifications linked to no request by their token.
     pub unlinked_progress: u64,
+    /// `null_id_error`s whose peer read what it was sent (rule 13): one
+    /// that answers its POST's one request, or refuses its notification,
+    /// with an HTTP error status. The hint about malformed messages leaves
+    /// them out.
+    pub addressed_null_ids: u64,
     /// Request index → its progress, for requests that named a
     /// `_meta.progressToken`.
     pub progress: HashMap<usize, RequestProgress>,
@@ -437,6 +442,15 @@ fn entry_list(entries: &[u64]) -> String {
 /// A reply a line log shows without its id: the direction it went (when
 /// known), its line, and whether it is still unclaimed by a request.
 type LostReply = (Option<Direction>, u64, bool);
+
+/// The `null_id_error` detail of an id-null error that refuses a
+/// notification POST with an HTTP error status (rule 13).
+fn refusal_detail(code: Option<i64>, status: i64) -> String {
+    let code = code.map(|c| format!(" (code {c})")).unwrap_or_default();
+    format!(
+        "an error response with id null{code} refusing this POST's notification with HTTP {status}: Streamable HTTP lets a server that cannot accept a notification answer an HTTP error status with a JSON-RPC error without an id, so it is a refusal, not a reply to the notification"
+    )
+}
 
 fn dir_index(d: Direction) -> usize {
     match d {
@@ -1580,7 +1594,16 @@ impl Walker<'_> {
                     continue;
                 }
                 self.null_id_response(f, d, m, &mut t);
-                self.answer_by_entry(f, d, m, moved);
+                if let Some(status) = self.notification_refusal(f, m) {
+                    if let Some(found) = self.out.findings.last_mut() {
+                        found.detail = refusal_detail(m.error_code, status);
+                    }
+                    self.out.addressed_null_ids += 1;
+                    continue;
+                }
+                if m.has_error && self.answer_by_entry(f, d, m, moved) {
+                    self.out.addressed_null_ids += 1;
+                }
                 continue;
             }
             t.non_null += 1;
@@ -1643,7 +1666,7 @@ impl Walker<'_> {
     /// else is pending. Reported as `notification_replied` instead of the
     /// unknown-id or null-id reading; answers whether it was.
     fn notification_reply(&mut self, f: &Frame, d: Direction, m: &Message) -> bool {
-        if self.cur != Some(Sent::Notification) {
+        if self.cur != Some(Sent::Notification) || self.notification_refusal(f, m).is_some() {
             return false;
         }
         if f.http.is_none() && !self.spaces[dir_index(d.other())].pending.is_empty() {
@@ -1658,6 +1681,22 @@ impl Walker<'_> {
         self.find(K::NotificationReplied, f, Some(d), FindingId::One(m.id.clone()), None,
             format!("{kind} ({what}) answered a notification; JSON-RPC 2.0 §4.1: a notification gets no response, and a client may take this one for another request's answer"));
         true
+    }
+
+    /// Over HTTP, the HTTP status of a POST that carried one notification
+    /// and was refused with an HTTP error status (4xx, 5xx) whose body is
+    /// an error with id null or no id member: Streamable HTTP (2025-03-26
+    /// on) tells a server that cannot accept a notification to answer an
+    /// HTTP error status, and lets its body be a JSON-RPC error without an
+    /// id. A refusal, not a reply (rule 13): no `notification_replied`.
+    fn notification_refusal(&self, f: &Frame, m: &Message) -> Option<i64> {
+        let h = f.http.as_ref()?;
+        let refused = self.cur == Some(Sent::Notification)
+            && !h.is_request_body
+            && h.status >= 400
+            && m.has_error
+            && matches!(m.id, Id::Null | Id::Absent);
+        refused.then_some(h.status)
     }
 
     /// Over HTTP, an error response that pairs by id with nothing (id

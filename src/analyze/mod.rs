@@ -430,7 +430,12 @@ impl Analysis {
                 let faults = |k: FindingKind| {
                     let all = by_kind.get(k.name()).copied().unwrap_or(0);
                     let lost = gaps.get(&(r.input, r.name.as_str(), k)).copied();
-                    all.saturating_sub(lost.unwrap_or(0))
+                    let read = if k == FindingKind::NullIdError {
+                        r.addressed_null_ids
+                    } else {
+                        0
+                    };
+                    all.saturating_sub(lost.unwrap_or(0)).saturating_sub(read)
                 };
                 let hints = hints(faults, &metrics);
                 let mut progress = ProgressSummary {

@@ -505,17 +505,94 @@ mod rule13 {
         assert_eq!((p.linked, p.after_response, p.unlinked), (3, 2, 1));
     }
 
+    fn har_entry(i: u32, post: &str, status: u32, mime: &str, body: &str) -> String {
+        format!(
+            r#"{{"startedDateTime":"2026-12-02T07:00:0{i}.000Z","time":5,"request":{{"method":"POST","url":"http://127.0.0.1:3000/mcp","headers":[{{"name":"mcp-session-id","value":"s1"}}],"postData":{{"mimeType":"application/json","text":{}}}}},"response":{{"status":{status},"headers":[{{"name":"mcp-session-id","value":"s1"}}],"content":{{"mimeType":"{mime}","text":{}}}}}}}"#,
+            serde_json::to_string(post).unwrap(),
+            serde_json::to_string(body).unwrap()
+        )
+    }
+
+    /// A notification POST refused with an HTTP error status and an
+    /// id-null error (the TypeScript SDK 1.32.2's 404 "Session not found"
+    /// for an unknown Mcp-Session-Id, real5) is the refusal Streamable
+    /// HTTP allows: `null_id_error` naming the refusal, no
+    /// `notification_replied`. The same error with HTTP 200 replies to
+    /// the notification.
+    #[test]
+    fn har_notification_refused_with_an_http_error_is_not_a_reply() {
+        let err =
+            r#"{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}"#;
+        let cancelled =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}"#;
+        let har = format!(
+            r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{},{},{},{}]}}}}"#,
+            har_entry(0, INIT, 200, "application/json", INIT_R),
+            har_entry(1, INITIALIZED, 202, "", ""),
+            har_entry(2, cancelled, 404, "application/json", err),
+            har_entry(3, cancelled, 200, "application/json", err),
+        );
+        let (f, a) = run_text("t.har", &har);
+        assert_eq!(
+            f,
+            vec![
+                s("null_id_error", "null"),
+                s("notification_batch_awaited", "null"),
+                s("notification_batch_awaited", "null"),
+                s("notification_replied", "null"),
+            ]
+        );
+        assert_eq!(
+            a.findings[0].detail,
+            "an error response with id null (code -32001) refusing this POST's notification with HTTP 404: Streamable HTTP lets a server that cannot accept a notification answer an HTTP error status with a JSON-RPC error without an id, so it is a refusal, not a reply to the notification"
+        );
+    }
+
+    /// The hint that blames malformed messages for null-id errors leaves
+    /// out the ones whose peer read what it was sent: a 2026-07-28
+    /// client's `server/discover` refused by the TypeScript SDK 1.32.2
+    /// with 400 and id null (paired with its POST's request, real5) and
+    /// a notification refused with 404. A `[]` rejected with id null
+    /// still gets it.
+    #[test]
+    fn hint_leaves_out_null_ids_that_answer_their_post() {
+        let discover = r#"{"jsonrpc":"2.0","id":"p-1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let err = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+        let cancelled =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}"#;
+        let log = |entries: &[String]| {
+            format!(
+                r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{}]}}}}"#,
+                entries.join(",")
+            )
+        };
+        let refused = log(&[
+            har_entry(0, discover, 400, "application/json", err),
+            har_entry(1, cancelled, 404, "application/json", err),
+        ]);
+        let (f, a) = run_text("t.har", &refused);
+        assert_eq!(
+            f,
+            vec![
+                s("null_id_error", "null"),
+                s("null_id_error", "null"),
+                s("notification_batch_awaited", "null"),
+            ]
+        );
+        assert_eq!(a.session_summaries()[0].hints, Vec::<String>::new());
+        let empty = log(&[har_entry(0, "[]", 400, "application/json", err)]);
+        let (_, a) = run_text("t.har", &empty);
+        assert_eq!(
+            a.session_summaries()[0].hints,
+            vec!["1 null-id error(s) alone: some message or batch element was malformed and could not be read".to_string()]
+        );
+    }
+
     /// A one-request batch POSTed to a server that answers a JSON body
     /// with a bare object (the TypeScript SDK in JSON-response mode).
     #[test]
     fn har_batch_answered_by_a_bare_object() {
-        let entry = |i: u32, post: &str, status: u32, mime: &str, body: &str| {
-            format!(
-                r#"{{"startedDateTime":"2026-12-02T07:00:0{i}.000Z","time":5,"request":{{"method":"POST","url":"http://127.0.0.1:3000/mcp","headers":[{{"name":"mcp-session-id","value":"s1"}}],"postData":{{"mimeType":"application/json","text":{}}}}},"response":{{"status":{status},"headers":[{{"name":"mcp-session-id","value":"s1"}}],"content":{{"mimeType":"{mime}","text":{}}}}}}}"#,
-                serde_json::to_string(post).unwrap(),
-                serde_json::to_string(body).unwrap()
-            )
-        };
+        let entry = har_entry;
         let har = format!(
             r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{},{},{},{}]}}}}"#,
             entry(0, INIT, 200, "application/json", INIT_R),

@@ -1,5 +1,5 @@
 //! Every case in `tests/data/cases` (reduced from public bug reports) and every
-//! real capture in `tests/data/real`, `real2`, `real3` and `real4` with an
+//! real capture in `tests/data/real`, `real2`, `real3`, `real4` and `real5` with an
 //! `.expected.json`, run through the real binary and checked with
 //! `tools/check_case.py` (summary.json and pairs.csv).
 
@@ -88,7 +88,7 @@ real! {
     stdio_ts_ndjson => "stdio_ts-client__py-server.ndjson";
 }
 
-/// Real captures in `tests/data/real2`, `real3` and `real4` that are
+/// Real captures in `tests/data/real2`, `real3`, `real4` and `real5` that are
 /// read right today.
 macro_rules! real_in {
     ($($name:ident => $dir:literal, $file:literal;)*) => {$(
@@ -130,6 +130,22 @@ real_in! {
     i12_har_ts_server_2_4_0_raw_legacy => "tests/data/real4/issue12", "har_ts-server-2.4.0__raw-legacy.har";
     i12_stdio_mcp_2_3_0_mcpserver_fastmcp_client_mrtr_listen_logger => "tests/data/real4/issue12", "stdio_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.logger.log";
     i12_stdio_rmcp_3_11_0_raw_lines_logger => "tests/data/real4/issue12", "stdio_rmcp-3.11.0__raw-lines.logger.log";
+    r5_har_ts_v2_healthy => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.har";
+    r5_har_ts_v2_listen_closed => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har";
+    r5_har_ts_v2_fastmcp_client_healthy => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__fastmcp-4.2.3-client__healthy.har";
+    r5_stdio_ts_v2_healthy => "tests/data/real5/issue12", "stdio_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.logger.log";
+    r5_har_fastmcp_4_1_4_healthy_tasks => "tests/data/real5/issue12", "har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har";
+    r5_har_ts_sdk_1_32_2_ts_v2_client_fallback => "tests/data/real5/issue12", "har_ts-sdk-1.32.2-json__ts-v2-2.4.0-client__fallback.har";
+    r5_har_ts_v2_raw_faults_2026 => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__raw-faults-2026.har";
+    r5_har_mcp_2_3_0_raw_faults_2026 => "tests/data/real5/issue12", "har_mcp-2.3.0-mcpserver__raw-faults-2026.har";
+    r5_har_ts_sdk_1_32_2_raw_faults_2026 => "tests/data/real5/issue12", "har_ts-sdk-1.32.2-json__raw-faults-2026.har";
+    r5_har_ts_sdk_1_32_2_raw_faults_2025 => "tests/data/real5/issue12", "har_ts-sdk-1.32.2-json__raw-faults-2025.har";
+    r5_har_ts_v2_raw_faults_2025 => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__raw-faults-2025.har";
+    r5_har_mcp_2_3_0_raw_faults_2025 => "tests/data/real5/issue12", "har_mcp-2.3.0-mcpserver__raw-faults-2025.har";
+    r5_har_ts_v2_raw_faults_cancel => "tests/data/real5/issue12", "har_ts-v2-2.4.0-server__raw-faults-cancel.har";
+    r5_har_mcp_2_3_0_raw_faults_cancel => "tests/data/real5/issue12", "har_mcp-2.3.0-mcpserver__raw-faults-cancel.har";
+    r5_stdio_ts_v2_raw_faults => "tests/data/real5/issue12", "stdio_ts-v2-2.4.0-server__raw-faults.logger.log";
+    r5_stdio_mcp_2_3_0_raw_faults => "tests/data/real5/issue12", "stdio_mcp-2.3.0-mcpserver__raw-faults.logger.log";
     origin_har_ts_sdk_1_32_2 => "tests/data/real4/origin", "har_ts-sdk-1.32.2__origin.har";
     origin_har_fastmcp_4_2_3 => "tests/data/real4/origin", "har_fastmcp-4.2.3__origin.har";
     origin_har_mcp_2_3_0_mcpserver => "tests/data/real4/origin", "har_mcp-2.3.0-mcpserver__origin.har";

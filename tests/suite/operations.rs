@@ -16,11 +16,39 @@
 //! - `har_mcp-2.3.0-mcpserver__fastmcp-client__mrtr-listen.har`: the
 //!   listen `"listen-1"` (entry 9) stays open, with its acknowledgement
 //!   and one `tools/list_changed`.
+//!
+//! And from `tests/data/real5/issue12/` (README there), held back from the
+//! work on issue 12 and checked against the sending side's taps:
+//! - `har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.har` (TS SDK v2
+//!   2.4.0 client and server): `book_flight` ids 5 → 8 (entries 6–9),
+//!   entry times 6.942, 16.047, 12.179 and 17.181 ms, from
+//!   21:21:48.942329 to 21:21:51.418311 + 17.181 ms: total 2493.163 ms,
+//!   server 52.349 ms, wait 2440.814 ms (the client's elicitation handler
+//!   waits 800 ms per question); the listen `"listen:0"` (entry 16) stays
+//!   open with its acknowledgement and one `tools/list_changed`.
+//! - `har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har`: two
+//!   tasks sent at once and polled interleaved: `slow_task(4)` id 3
+//!   (entry 2, 20:56:46.145278) completed by `tasks/get` 19 (entry 18,
+//!   20:56:47.385013 + 5.119 ms): 1244.854 ms, 9 polls; `slow_task(1)` id 4
+//!   (entry 3, 20:56:46.147801) completed by `tasks/get` 15 (entry 14,
+//!   20:56:46.539217 + 11.574 ms): 402.990 ms, 5 polls.
+//! - `har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har`: the
+//!   server ends the listen `"listen:0"` (entry 3, 21:31:07.139766, time
+//!   238.496 ms) with its result after the acknowledgement: complete, one
+//!   notification, no latency.
 
 use crate::common::{mcp_audit_ok, out_dir, root};
 
 fn run(file: &str, name: &str) -> (Vec<Vec<String>>, Vec<Vec<String>>, serde_json::Value) {
-    let cap = root().join("tests/data/real4/issue12").join(file);
+    run_in("tests/data/real4/issue12", file, name)
+}
+
+fn run_in(
+    dir: &str,
+    file: &str,
+    name: &str,
+) -> (Vec<Vec<String>>, Vec<Vec<String>>, serde_json::Value) {
+    let cap = root().join(dir).join(file);
     let out = out_dir(name);
     mcp_audit_ok(&[cap.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]);
     let rows = |f: &str| -> Vec<Vec<String>> {
@@ -125,5 +153,65 @@ fn an_open_listen_is_a_live_stream_with_its_notifications() {
         listen,
         ["listen-1,listen,open,\"\"\"listen-1\"\"\",subscriptions/listen,1,2,,,"]
     );
+    assert_eq!(summary["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn ts_v2_healthy_session_links_its_mrtr_rounds_and_keeps_its_listen_open() {
+    let (ops, _, summary) = run_in(
+        "tests/data/real5/issue12",
+        "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__healthy.har",
+        "ops_r5_ts2h",
+    );
+    assert_eq!(
+        brief(&ops[1..]),
+        vec![
+            "listen-1,listen,open,\"\"\"listen:0\"\"\",subscriptions/listen,1,2,,,",
+            "mrtr-1,mrtr,complete,5,tools/call,4,0,2493.163,52.349,2440.814",
+        ]
+    );
+    let kinds: Vec<&str> = summary["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["info"], "the cancelled call only");
+}
+
+#[test]
+fn two_tasks_polled_at_once_are_two_operations() {
+    let (ops, _, summary) = run_in(
+        "tests/data/real5/issue12",
+        "har_fastmcp-4.1.4-tasks__fastmcp-client__healthy-tasks.har",
+        "ops_r5_tasks",
+    );
+    assert_eq!(
+        brief(&ops[1..]),
+        vec![
+            "task-1,task,complete,3,tools/call,10,0,1244.854,,",
+            "task-2,task,complete,4,tools/call,6,0,402.99,,",
+            "mrtr-1,mrtr,complete,21,tools/call,3,0,3035.552,23.553,3011.999",
+        ]
+    );
+    assert_eq!(summary["operations"]["task"]["requests"].as_u64(), Some(16));
+}
+
+#[test]
+fn a_listen_the_server_ends_is_complete_without_a_latency() {
+    let (ops, pairs, summary) = run_in(
+        "tests/data/real5/issue12",
+        "har_ts-v2-2.4.0-server__ts-v2-2.4.0-client__listen-closed.har",
+        "ops_r5_listen_closed",
+    );
+    assert_eq!(
+        brief(&ops[1..]),
+        ["listen-1,listen,complete,\"\"\"listen:0\"\"\",subscriptions/listen,1,1,238.496,,"]
+    );
+    let listen = pairs
+        .iter()
+        .find(|r| r[3] == "subscriptions/listen")
+        .unwrap();
+    assert_eq!((listen[6].as_str(), listen[7].as_str()), ("", "paired"));
     assert_eq!(summary["findings"], serde_json::json!([]));
 }
