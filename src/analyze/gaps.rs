@@ -85,7 +85,7 @@ impl GapKind {
             GapKind::OneSided => "a capture of one direction only",
             GapKind::StartMissing => "a log that starts mid-session (its beginning not held)",
             GapKind::EndMissing => {
-                "a rotated log file whose newer files were not given (its end not held)"
+                "a log whose end was not held (a rotated file whose newer files were not given, or a file that ends inside a line)"
             }
         }
     }

@@ -230,6 +230,7 @@ fn stream_blocks(
     problems.extend(walked.errors);
     let mut l = loaded(display, reader.bytes, parsed, problems, fatal);
     l.info.exact_offsets = exact_offsets;
+    l.info.ends_inside_line = reader.last_byte.is_some_and(|b| b != b'\n' && b != b'\r');
     l.info.sessions = walked
         .results
         .iter()
@@ -691,6 +692,7 @@ fn load_read(
     let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
     let mut l = finish(display, file.bytes, parsed, errors, damaged);
     l.info.exact_offsets = exact_offsets;
+    l.info.ends_inside_line = !file.text.is_empty() && !file.text.ends_with(['\n', '\r']);
     if fmt == Format::Unknown {
         l.fatal = true;
     }
@@ -819,6 +821,7 @@ fn loaded(
             other_lines: parsed.other_lines,
             partner: None,
             exact_offsets: false,
+            ends_inside_line: false,
         },
         fatal: fatal || parsed.incomplete,
         one_direction: parsed.one_direction,

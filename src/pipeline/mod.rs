@@ -387,7 +387,9 @@ fn analyze_loaded(
         }
         name_start_gap(&g.infos, r);
         if let Some(end) = ends.get(*input).and_then(Option::as_ref) {
-            end_missing(rules, &g.infos, end, r);
+            end_missing(rules, &g.infos, (end, EndWhy::Rotated), r);
+        } else if let Some(end) = cut_end(&g.infos, &groups, *input) {
+            end_missing(rules, &g.infos, (&end, EndWhy::Cut), r);
         }
     }
     let mut analysis = analyze::finalize(rules, all.into_iter().map(|(_, _, r)| r).collect());
@@ -427,17 +429,47 @@ fn name_start_gap(infos: &[InputInfo], r: &mut SessionResult) {
 /// rotated one: that file's input index and name (`analyze_loaded`).
 type Ends = Vec<Option<(usize, String)>>;
 
+/// Why a log's end is missing (`end_missing`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EndWhy {
+    /// Its newest file given is a rotated one.
+    Rotated,
+    /// Its newest file ends inside a line: cut while written or copied.
+    Cut,
+}
+
+/// For input `input` (a log, or the first file of a rotation group): its
+/// newest file's index and name when that file's text ends inside a line.
+fn cut_end(
+    infos: &[InputInfo],
+    groups: &[Option<String>],
+    input: usize,
+) -> Option<(usize, String)> {
+    let mut newest = input;
+    if let Some(Some(g)) = groups.get(input) {
+        while groups
+            .get(newest + 1)
+            .is_some_and(|x| x.as_ref() == Some(g))
+        {
+            newest += 1;
+        }
+    }
+    let info = infos.get(newest)?;
+    (info.ends_inside_line && info.format == "stdio").then(|| (newest, info.file.clone()))
+}
+
 /// The `end_missing` capture gap (DESIGN.md rule 12): session `r` comes
 /// from a line log whose newest file given, `end` (its input index and
 /// name), is a rotated file, so the log goes on in a newer file the run
-/// was not given. A request left unanswered is then `info`, naming the
+/// was not given, or ends inside a line (`why`), so the log went on past
+/// what was copied. A request left unanswered is then `info`, naming the
 /// gap, when its answer could be in that file: it was sent within
 /// `--timeout` of the last time the session shows (or either time is
 /// unknown). One sent earlier was due inside the file: still an error.
 fn end_missing(
     rules: &analyze::Config,
     infos: &[InputInfo],
-    end: &(usize, String),
+    (end, why): (&(usize, String), EndWhy),
     r: &mut SessionResult,
 ) {
     use crate::analyze::findings::FindingKind;
@@ -468,11 +500,18 @@ fn end_missing(
                 && f.location == q.loc
         }) {
             f.gap = true;
-            f.detail = format!(
-                "{what} {} has no response in the capture, but {} is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it",
-                q.id.json_text(),
-                end.1
-            );
+            f.detail = match why {
+                EndWhy::Rotated => format!(
+                    "{what} {} has no response in the capture, but {} is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it",
+                    q.id.json_text(),
+                    end.1
+                ),
+                EndWhy::Cut => format!(
+                    "{what} {} has no response in the capture, but {} ends inside a line (cut while it was written or copied): the log goes on past its end (a capture gap), and its answer may be there",
+                    q.id.json_text(),
+                    end.1
+                ),
+            };
             explained = true;
         }
     }

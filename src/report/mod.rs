@@ -70,6 +70,11 @@ pub struct InputInfo {
     /// byte range (`source::evidence`) instead of by reading the file again.
     #[serde(skip)]
     pub exact_offsets: bool,
+    /// Its text ends inside a line (no line end after the last one): a log
+    /// cut while it was written or copied, so it goes on past its end
+    /// (`end_missing`, DESIGN.md rule 12). Not written to summary.json.
+    #[serde(skip)]
+    pub ends_inside_line: bool,
 }
 
 /// Everything a renderer needs.

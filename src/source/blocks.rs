@@ -45,6 +45,9 @@ pub struct BlockReader {
     pool: Vec<Vec<u8>>,
     /// Size on disk, bytes.
     pub bytes: u64,
+    /// The last byte of the text read so far (`None` before any): whether
+    /// the text ends inside a line, once read to its end.
+    pub last_byte: Option<u8>,
     /// Length of the decoded text when it is not the file itself (a
     /// decompressed file, [`BlockReader::from_text`]), bytes.
     text_bytes: Option<u64>,
@@ -101,6 +104,7 @@ impl BlockReader {
             eof: false,
             pool: Vec::new(),
             bytes,
+            last_byte: None,
             text_bytes: None,
             warnings: Vec::new(),
         }))
@@ -130,6 +134,7 @@ impl BlockReader {
             eof: false,
             pool: Vec::new(),
             bytes,
+            last_byte: None,
             text_bytes,
             warnings: Vec::new(),
         }
@@ -197,6 +202,7 @@ impl BlockReader {
         if let Some(i) = memchr::memchr(0, &buf) {
             return Err(SourceError::Binary(self.display.clone(), raw + i as u64));
         }
+        self.last_byte = buf.last().copied().or(self.last_byte);
         let lines = memchr::memchr_iter(b'\n', &buf).count() as u64;
         let first_line = self.next_line;
         self.next_line += lines;

@@ -1303,3 +1303,59 @@ fn rotated_bridge_logs_read_as_the_whole_log() {
         assert_eq!(kinds(&s).len(), cancels.len(), "{stem} whole");
     }
 }
+
+#[test]
+fn a_log_cut_inside_a_line_has_lost_its_end() {
+    // The first 30000 bytes of the real mcp-remote --debug file of
+    // tests/data/real4/rotation-bridges (its two halves joined): the copy
+    // ends inside line 294 (`[2026-12-04T`), right after request 11 (line
+    // 293), whose answer the whole log holds 3 ms later (line 306). The log
+    // went on past the copy: request 11 is `info`, naming the cut, and the
+    // run exits 0. The same log cut at the line end after line 293 shows
+    // no cut: request 11 stays an error there (a log that ends on a line
+    // end may be whole).
+    let dir = root().join("tests/data/real4/rotation-bridges");
+    let mut whole = std::fs::read(dir.join("mr-debug.log.1")).unwrap();
+    whole.extend(std::fs::read(dir.join("mr-debug.log")).unwrap());
+    let tmp = out_dir("cut-end-inputs");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let cut = tmp.join("mr-cut.log");
+    std::fs::write(&cut, &whole[..30000]).unwrap();
+    assert!(whole[..30000].ends_with(b"\n[2026-12-04T"));
+    let (code, err, s) = run("cut-end", &[cut.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        kinds(&s),
+        vec![(
+            "missing_response".to_string(),
+            "info".to_string(),
+            11.into(),
+            "mr-cut.log".to_string(),
+            293
+        )]
+    );
+    assert_eq!(
+        s["findings"][0]["detail"],
+        format!(
+            "tools/call 11 has no response in the capture, but {} ends inside a line (cut while it was written or copied): the log goes on past its end (a capture gap), and its answer may be there",
+            cut.display()
+        )
+    );
+    assert_eq!(s["inputs"][0]["gaps"]["end_missing"]["count"], 1);
+    // Cut at a line end: no sign of a cut.
+    let lines: Vec<&[u8]> = whole.split_inclusive(|&b| b == b'\n').take(293).collect();
+    let snap = tmp.join("mr-snapshot.log");
+    std::fs::write(&snap, lines.concat()).unwrap();
+    let (code, _, s) = run("cut-end-snapshot", &[snap.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        kinds(&s),
+        vec![(
+            "missing_response".to_string(),
+            "error".to_string(),
+            11.into(),
+            "mr-snapshot.log".to_string(),
+            293
+        )]
+    );
+}
