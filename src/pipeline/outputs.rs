@@ -33,24 +33,6 @@ fn create(dir: &Path, name: &str) -> Result<std::io::BufWriter<std::fs::File>> {
     ))
 }
 
-/// The files `--out` writes (a `--junit`, `--sarif` or `--otlp` among them
-/// would be overwritten by the other).
-const OUT_FILES: &[&str] = &[
-    "summary.json",
-    "findings.csv",
-    "pairs.csv",
-    "batches.csv",
-    "latency.csv",
-    "operations.csv",
-    "findings.parquet",
-    "pairs.parquet",
-    "batches.parquet",
-    "latency.parquet",
-    "sessions.parquet",
-    "operations.parquet",
-    "report.html",
-];
-
 /// Refuses, before anything is read or written, a `--junit`, `--sarif` or
 /// `--otlp` file that is one of the run's inputs or one of the files `--out` writes
 /// (the capture or the summary would be overwritten).
@@ -90,7 +72,7 @@ pub(super) fn check_ci_targets(
             None => parent.is_some() && parent == config.out.as_deref(),
         };
         let name = t.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if in_out && OUT_FILES.contains(&name) {
+        if in_out && crate::report::OUT_FILES.contains(&name) {
             bail!(
                 "{flag} {}: --out writes that file; name another",
                 t.display()
@@ -220,20 +202,6 @@ fn read_otlp_evidence(rep: &Report<'_>, replies: &otlp::Replies) -> otlp::Excerp
         .collect()
 }
 
-/// The first input of the run that lies inside `dir` (outputs written
-/// among the captures hide them from later folder walks), as named.
-fn input_inside(dir: &Path, rep: &Report<'_>) -> Option<String> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    rep.inputs
-        .iter()
-        .find(|i| {
-            std::fs::canonicalize(&i.file)
-                .ok()
-                .is_some_and(|p| p.starts_with(&dir))
-        })
-        .map(|i| i.file.clone())
-}
-
 /// Writes the `--out` folder: `summary.json` and the tables on one side,
 /// the evidence re-read and `report.html` on the other, at once (issue
 /// 13: on two threads the outputs cost about what the larger side does).
@@ -246,12 +214,6 @@ pub(super) fn write_outputs(dir: &Path, rep: &Report<'_>, redact: bool) -> Resul
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("creating output directory {}", dir.display()))?;
-    if let Some(input) = input_inside(dir, rep) {
-        eprintln!(
-            "mcp-audit: --out {}: the folder holds this run's input {input}; once summary.json is in it, a walk of that folder skips it whole as an mcp-audit output folder: give --out a folder of its own",
-            dir.display()
-        );
-    }
     let (files, page) = crate::timings::join(
         || -> Result<()> {
             let (summary, tables) = crate::timings::join(

@@ -37,6 +37,25 @@ use std::io::{self, Write};
 use crate::analyze::tables::{self, Tables};
 use crate::analyze::{Analysis, SessionSummary};
 
+/// The files `--out` writes (a `--junit`, `--sarif` or `--otlp` among them
+/// would be overwritten by the other; a folder walk leaves them out of a
+/// folder whose `summary.json` is mcp-audit's).
+pub const OUT_FILES: &[&str] = &[
+    "summary.json",
+    "findings.csv",
+    "pairs.csv",
+    "batches.csv",
+    "latency.csv",
+    "operations.csv",
+    "findings.parquet",
+    "pairs.parquet",
+    "batches.parquet",
+    "latency.parquet",
+    "sessions.parquet",
+    "operations.parquet",
+    "report.html",
+];
+
 /// What the run knows about one input (`summary.json` `inputs[]`).
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct InputInfo {

@@ -63,13 +63,27 @@ pub fn expand_reporting(paths: &[PathBuf], skip: &[PathBuf]) -> (Vec<InputSpec>,
     items.retain(|it| match it {
         Item::File(p) => match std::fs::canonicalize(p) {
             Ok(c) => {
-                (named.contains(&c) || !skip.iter().any(|d| c.starts_with(d))) && seen.insert(c)
+                (named.contains(&c) || !skip.iter().any(|d| written_by_run(&c, d)))
+                    && seen.insert(c)
             }
             Err(_) => true,
         },
         Item::Bad(_) => true,
     });
     (group_rotations(join_pairs(items)), skipped)
+}
+
+/// Whether file `c` lies in what this run's output folder `d` holds of
+/// its own outputs (a file `--out` writes, or anything in an output
+/// subfolder: `inputs/`, a shard partition); a capture beside them
+/// (`--out .` among the logs) is not.
+fn written_by_run(c: &Path, d: &Path) -> bool {
+    let Ok(rel) = c.strip_prefix(d) else {
+        return false;
+    };
+    rel.components()
+        .next()
+        .is_some_and(|first| output_entry(&d.join(first)))
 }
 
 /// What the arguments name, in order: files (directories walked, globs
@@ -173,6 +187,19 @@ fn tool_folder(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether `p`, in an mcp-audit output folder, is one of what `--out`
+/// writes there: its files (`crate::report::OUT_FILES`), `--per-input`'s
+/// `index.json` and `inputs/` folder, and a `--shard-dir` layout's
+/// Hive partitions (`kind=…` folders).
+fn output_entry(p: &Path) -> bool {
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    crate::report::OUT_FILES.contains(&name)
+        || name == "index.json"
+        || (p.is_dir() && (name == "inputs" || name.contains('=')))
+}
+
 /// Whether `dir` is an mcp-audit output folder: it holds a `summary.json`
 /// with mcp-audit's top-level members (`schema_version` a number,
 /// `findings_by_kind` and `totals` objects). Read as a stream, keeping
@@ -228,32 +255,49 @@ impl Walk<'_> {
             return;
         }
         let canonical = std::fs::canonicalize(dir).ok();
-        if let Some(c) = &canonical {
-            if !self.seen.insert(c.clone()) {
-                return;
-            }
-            if self.own.iter().any(|o| o == c) {
-                self.skipped.push(Skipped {
-                    path: dir.to_path_buf(),
-                    reason: "this run's own output folder (--out or --shard-dir)",
-                });
-                return;
-            }
-        }
-        if is_output_folder(dir) {
-            self.skipped.push(Skipped {
-                path: dir.to_path_buf(),
-                reason: "an mcp-audit output folder (its summary.json says so), not captures",
-            });
+        if let Some(c) = &canonical
+            && !self.seen.insert(c.clone())
+        {
             return;
         }
+        let own = canonical.as_ref().is_some_and(|c| self.own.contains(c));
         let Ok(rd) = std::fs::read_dir(dir) else {
             out.push(Item::File(dir.to_path_buf()));
             return;
         };
         let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         entries.sort();
+        // An output folder (this run's, or one whose summary.json is
+        // mcp-audit's): skipped whole, or, when it holds captures too
+        // (`--out .` among the logs), walked without its output files.
+        let (outputs, whole, file) = if own {
+            (
+                true,
+                "this run's own output folder (--out or --shard-dir)",
+                "this run's own output file (--out or --shard-dir), not a capture",
+            )
+        } else {
+            (
+                is_output_folder(dir),
+                "an mcp-audit output folder (its summary.json says so), not captures",
+                "an mcp-audit output file (its folder's summary.json is mcp-audit's), not a capture",
+            )
+        };
+        if outputs && entries.iter().all(|p| output_entry(p)) {
+            self.skipped.push(Skipped {
+                path: dir.to_path_buf(),
+                reason: whole,
+            });
+            return;
+        }
         for p in entries {
+            if outputs && output_entry(&p) {
+                self.skipped.push(Skipped {
+                    path: p,
+                    reason: file,
+                });
+                continue;
+            }
             if p.is_dir() {
                 let venv = p
                     .join("pyvenv.cfg")

@@ -213,13 +213,16 @@ fn zero_timeout_is_refused() {
     );
 }
 
-/// A folder that is the run's own `--out` is not read, and the message
-/// says so instead of only "no input files".
+/// A folder that is the run's own `--out` and holds only what `--out`
+/// writes is not read, and the message says so instead of only "no input
+/// files". (One that holds captures too is read without its outputs:
+/// `inputs::out_among_the_inputs_is_said`.)
 #[test]
 fn own_output_folder_is_named_when_nothing_is_left() {
     let dir = out_dir("own_out_only");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(good(), dir.join("b01.har")).unwrap();
+    std::fs::write(dir.join("report.html"), "<!doctype html>").unwrap();
+    std::fs::write(dir.join("pairs.csv"), "session,id\n").unwrap();
     let d = dir.to_str().unwrap();
     let o = mcp_audit(&[d, "--out", d, "-q"]);
     assert_eq!(o.status.code(), Some(2));

@@ -1079,8 +1079,11 @@ fn a_response_stamped_before_its_request_is_said() {
     assert_eq!(s["latency_ms"]["unknown"]["before_request"], 1);
 }
 
-/// `--out` pointed at the folder of the captures is written (the user
-/// asked for it), with a line saying that folder walks will skip it.
+/// `--out` pointed at the folder of the captures (`--out .` among the
+/// logs) is written, and its captures stay visible: a later walk of that
+/// folder reads them and leaves out only the output files, each named (a
+/// fresh user's second walk found nothing: the folder was skipped whole).
+/// The same folder given as this run's `--out` and walked: the same.
 #[test]
 fn out_among_the_inputs_is_said() {
     let d = out_dir("out_among_inputs");
@@ -1097,16 +1100,33 @@ fn out_among_the_inputs_is_said() {
     .unwrap();
     let o = mcp_audit(&[p.to_str().unwrap(), "--out", d.to_str().unwrap(), "-q"]);
     assert_eq!(o.status.code(), Some(0));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        err.trim_end(),
-        format!(
-            "mcp-audit: --out {}: the folder holds this run's input {}; once summary.json is in it, a walk of that folder skips it whole as an mcp-audit output folder: give --out a folder of its own",
-            d.display(),
-            p.display()
-        )
-    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
     assert!(d.join("summary.json").exists());
+    let skipped = |err: &str| {
+        err.lines()
+            .filter(|l| l.contains("skipped"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // A later walk: the capture read, the 13 output files named.
+    let o = mcp_audit(&[d.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(totals(&s), (1, 0, 1));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(
+        skipped(&err),
+        [format!(
+            "mcp-audit: {}: skipped 13 files, each an mcp-audit output file (its folder's summary.json is mcp-audit's), not a capture: batches.csv, batches.parquet, findings.csv, findings.parquet, latency.csv, latency.parquet, operations.csv, operations.parquet, pairs.csv, pairs.parquet, report.html, sessions.parquet, summary.json",
+            d.display()
+        )]
+    );
+    // Walked as this run's own --out: the capture read, the outputs not.
+    let o = mcp_audit(&[d.to_str().unwrap(), "--out", d.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(totals(&s), (1, 0, 1));
+    assert_eq!(s["skipped"].as_array().unwrap().len(), 13);
 }
 
 /// Bare NDJSON with the server's requests (tests/data/real4/fresh16,
