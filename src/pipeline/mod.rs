@@ -247,8 +247,14 @@ fn skip_lines(skipped: &[source::Skipped]) -> Vec<String> {
                         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
                 })
                 .collect();
+            let folders = skipped[i..j].iter().filter(|x| x.path.is_dir()).count();
+            let what = match folders {
+                0 => "files",
+                n if n == j - i => "folders",
+                _ => "entries",
+            };
             lines.push(format!(
-                "{}: skipped {} files, each {}: {}",
+                "{}: skipped {} {what}, each {}: {}",
                 parent.as_deref().unwrap_or(Path::new("")).display(),
                 j - i,
                 s.reason,

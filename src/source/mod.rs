@@ -126,6 +126,7 @@ impl SourceError {
             Unreadable(_, e) => format!("cannot read: {e}"),
             Empty(_) => "empty file, nothing to analyse".to_string(),
             Blank(_, n) => format!("holds only whitespace ({n} bytes), nothing to analyse"),
+            NotRegular(_, "a FIFO") => "not a regular file (a FIFO: a pipe, as `<(cmd)` gives, may never end); give a capture file, or pipe the data to `-` (`cmd | mcp-audit analyze -`)".to_string(),
             NotRegular(_, kind) => format!("not a regular file ({kind}); give a capture file"),
             Utf16(_) => {
                 "UTF-16 text (byte-order mark at byte offset 0); re-save it as UTF-8".to_string()

@@ -244,7 +244,7 @@ fn fifo_own_outputs_twice_named_files_and_quoted_secrets() {
     let first = mcp_audit(&args);
     assert_eq!(first.status.code(), Some(2));
     let err = String::from_utf8_lossy(&first.stderr).to_string();
-    assert!(err.contains("pipe: not a regular file (a FIFO)"), "{err}");
+    assert!(err.contains("pipe: not a regular file (a FIFO: a pipe, as `<(cmd)` gives, may never end); give a capture file, or pipe the data to `-`"), "{err}");
     assert!(
         err.contains("Bearer [REDACTED]") && !err.contains("TOPSECRET"),
         "{err}"
