@@ -6,16 +6,19 @@
 //! gives; a line that is not a JSON object or array is a `non_json_line`.
 //! The lines carry no timestamps, so the halves are merged causally
 //! (§8.3.8 steps 1–4): each file keeps its order, a response is not read
-//! before the request it answers, and server lines come as early as that
-//! allows. A half whose partner is absent is read alone.
+//! before the request it answers, a `notifications/progress` not before the
+//! request that named its `progressToken`, and server lines come as early as
+//! that allows. A half whose partner is absent is read alone.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::input::Input;
 use super::lines::{Line, Lines};
 use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::diag::Diagnostic;
-use crate::record::{Direction, Kind, Member, Message, Parsed, Payload, Record, Split, ValidId};
+use crate::record::{
+    Direction, Id, Kind, Member, Message, Parsed, Payload, Record, Split, ValidId,
+};
 
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "pair";
@@ -48,11 +51,52 @@ pub fn partner_path(path: &str) -> Option<String> {
     path.strip_suffix(from).map(|p| format!("{p}{to}"))
 }
 
-/// One line of a half, with the valid ids of its requests and responses.
+/// One request of a line: its valid id (if any) and the
+/// `_meta.progressToken` it names (if any).
+type Named = (Option<ValidId>, Option<Id>);
+
+/// One line of a half, with its requests, the valid ids of its responses
+/// and the tokens of its `notifications/progress`.
 struct Item {
     record: Record,
-    requests: Vec<ValidId>,
+    requests: Vec<Named>,
     responses: Vec<ValidId>,
+    progress: Vec<Id>,
+}
+
+impl Item {
+    fn new(record: Record) -> Item {
+        let mut item = Item {
+            record,
+            requests: Vec::new(),
+            responses: Vec::new(),
+            progress: Vec::new(),
+        };
+        let Record::Frame(f) = &item.record else {
+            return item;
+        };
+        let mut add = |m: &Message| match m.kind {
+            Kind::Request => {
+                let named = (m.id.valid(), m.progress_token().cloned());
+                item.requests.push(named);
+            }
+            Kind::Response => item.responses.extend(m.id.valid()),
+            Kind::Notification if m.method.as_deref() == Some("notifications/progress") => {
+                item.progress.extend(m.progress_token().cloned())
+            }
+            Kind::Notification => {}
+        };
+        match &f.payload {
+            Payload::Single(m) => add(m),
+            Payload::Batch(ms) => ms.iter().for_each(|m| {
+                if let Member::Message(m) = m {
+                    add(m)
+                }
+            }),
+            _ => {}
+        }
+        item
+    }
 }
 
 /// Every line of a half: traffic in its direction, of session `key`.
@@ -84,63 +128,104 @@ fn read_half(
     let sink = LineSink::new(input, NAME).for_half(input.name.to_string());
     let parsed = read_lines(sink, Half { key: name, dir });
     errors.extend(parsed.errors);
-    parsed
-        .records
-        .into_iter()
-        .map(|record| {
-            let (mut requests, mut responses) = (Vec::new(), Vec::new());
-            if let Record::Frame(f) = &record {
-                let mut add = |m: &Message| match (m.kind, m.id.valid()) {
-                    (Kind::Request, Some(id)) => requests.push(id),
-                    (Kind::Response, Some(id)) => responses.push(id),
-                    _ => {}
-                };
-                match &f.payload {
-                    Payload::Single(m) => add(m),
-                    Payload::Batch(ms) => ms.iter().for_each(|m| {
-                        if let Member::Message(m) = m {
-                            add(m)
-                        }
-                    }),
-                    _ => {}
+    parsed.records.into_iter().map(Item::new).collect()
+}
+
+/// Counts per space: (requester direction, request id or progress token).
+type Tally<K> = HashMap<(Direction, K), u32>;
+
+fn get<K: Eq + std::hash::Hash + Clone>(t: &Tally<K>, dir: Direction, k: &K) -> u32 {
+    t.get(&(dir, k.clone())).copied().unwrap_or(0)
+}
+
+fn add<K: Eq + std::hash::Hash>(t: &mut Tally<K>, dir: Direction, k: K, by: i32) {
+    let n = t.entry((dir, k)).or_insert(0);
+    *n = n.saturating_add_signed(by);
+}
+
+/// The merge's state (steps 1, 2 and 4).
+#[derive(Default)]
+struct Merge {
+    /// Requests with a valid id still to come.
+    to_come: Tally<ValidId>,
+    /// The tokens of each request read and not yet answered, by its id
+    /// (`None` for one naming no token), oldest first: their number is
+    /// the pending count.
+    pending: HashMap<(Direction, ValidId), VecDeque<Option<Id>>>,
+    /// Progress tokens named by requests still to come.
+    tokens_to_come: Tally<Id>,
+    /// Progress tokens named by requests read and not yet answered (or
+    /// with no valid id, so never answered).
+    tokens_open: Tally<Id>,
+}
+
+impl Merge {
+    /// Step 1: every request with a valid id, and every progress token a
+    /// request names, is to come.
+    fn new(halves: [(&[Item], Direction); 2]) -> Merge {
+        let mut m = Merge::default();
+        for (items, dir) in halves {
+            for (id, tok) in items.iter().flat_map(|i| &i.requests) {
+                if let Some(id) = id {
+                    add(&mut m.to_come, dir, id.clone(), 1);
+                }
+                if let Some(tok) = tok {
+                    add(&mut m.tokens_to_come, dir, tok.clone(), 1);
                 }
             }
-            Item {
-                record,
-                requests,
-                responses,
-            }
-        })
-        .collect()
-}
-
-/// Counts per id space: (requester direction, id).
-type Tally = HashMap<(Direction, ValidId), u32>;
-
-fn get(t: &Tally, dir: Direction, id: &ValidId) -> u32 {
-    t.get(&(dir, id.clone())).copied().unwrap_or(0)
-}
-
-/// Step 2: a line waits when one of its responses answers a request still
-/// to come and none answers a request already read and not yet answered.
-fn waits(item: &Item, dir: Direction, to_come: &Tally, pending: &Tally) -> bool {
-    let space = dir.other();
-    item.responses.iter().any(|id| get(to_come, space, id) > 0)
-        && !item.responses.iter().any(|id| get(pending, space, id) > 0)
-}
-
-/// Step 4: its requests become pending; each response settles one pending
-/// request with its id.
-fn take(item: &Item, dir: Direction, to_come: &mut Tally, pending: &mut Tally) {
-    for id in &item.requests {
-        if let Some(n) = to_come.get_mut(&(dir, id.clone())) {
-            *n = n.saturating_sub(1);
         }
-        *pending.entry((dir, id.clone())).or_insert(0) += 1;
+        m
     }
-    for id in &item.responses {
-        if let Some(n) = pending.get_mut(&(dir.other(), id.clone())) {
-            *n = n.saturating_sub(1);
+
+    fn pending(&self, dir: Direction, id: &ValidId) -> bool {
+        self.pending
+            .get(&(dir, id.clone()))
+            .is_some_and(|q| !q.is_empty())
+    }
+
+    /// Step 2: a line waits when one of its responses answers a request
+    /// still to come and none answers a request already read and not yet
+    /// answered; or when one of its progress notifications names the
+    /// token of a request still to come and none names the token of a
+    /// request already read and not yet answered.
+    fn waits(&self, item: &Item, dir: Direction) -> bool {
+        let space = dir.other();
+        let responses = &item.responses;
+        let progress = &item.progress;
+        (responses.iter().any(|id| get(&self.to_come, space, id) > 0)
+            && !responses.iter().any(|id| self.pending(space, id)))
+            || (progress
+                .iter()
+                .any(|t| get(&self.tokens_to_come, space, t) > 0)
+                && !progress
+                    .iter()
+                    .any(|t| get(&self.tokens_open, space, t) > 0))
+    }
+
+    /// Step 4: its requests become pending (their tokens open); each
+    /// response settles one pending request with its id (closing its
+    /// token).
+    fn take(&mut self, item: &Item, dir: Direction) {
+        for (id, tok) in &item.requests {
+            if let Some(tok) = tok {
+                add(&mut self.tokens_to_come, dir, tok.clone(), -1);
+                add(&mut self.tokens_open, dir, tok.clone(), 1);
+            }
+            if let Some(id) = id {
+                add(&mut self.to_come, dir, id.clone(), -1);
+                let q = self.pending.entry((dir, id.clone())).or_default();
+                q.push_back(tok.clone());
+            }
+        }
+        let space = dir.other();
+        for id in &item.responses {
+            let settled = self
+                .pending
+                .get_mut(&(space, id.clone()))
+                .and_then(|q| q.pop_front());
+            if let Some(Some(tok)) = settled {
+                add(&mut self.tokens_open, space, tok, -1);
+            }
         }
     }
 }
@@ -166,14 +251,7 @@ pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Pars
         .map(|i| read_half(i, Direction::S2c, name, &mut out.errors))
         .unwrap_or_default();
 
-    // Step 1: every request with a valid id is to come.
-    let mut to_come = Tally::new();
-    let mut pending = Tally::new();
-    for (items, dir) in [(&c, Direction::C2s), (&s, Direction::S2c)] {
-        for id in items.iter().flat_map(|i| &i.requests) {
-            *to_come.entry((dir, id.clone())).or_insert(0) += 1;
-        }
-    }
+    let mut merge = Merge::new([(&c, Direction::C2s), (&s, Direction::S2c)]);
 
     // Step 3.
     let mut c = c.into_iter().peekable();
@@ -184,7 +262,7 @@ pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Pars
             (None, None) => break,
             (Some(_), None) => false,
             (None, Some(_)) => true,
-            (Some(_), Some(si)) => !waits(si, Direction::S2c, &to_come, &pending),
+            (Some(_), Some(si)) => !merge.waits(si, Direction::S2c),
         };
         let (item, dir) = if pick_s {
             (s.next(), Direction::S2c)
@@ -193,7 +271,7 @@ pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Pars
             (c.next(), Direction::C2s)
         };
         let Some(item) = item else { break };
-        take(&item, dir, &mut to_come, &mut pending);
+        merge.take(&item, dir);
         out.records.push(item.record);
     }
     out
@@ -300,6 +378,120 @@ mod tests {
         // Responses whose requests never come, and non-JSON lines, do not wait.
         let p = run("\r\nnot json\r\n", &format!("{RES2}\n\n[]"));
         assert_eq!(order(&p), ["s1", "s3", "c2"]);
+    }
+
+    /// A `tools/call` with id `id` naming progress token `tok` (JSON).
+    fn call(id: u32, tok: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"progressToken":{tok}}}}}}}"#
+        )
+    }
+
+    fn prog(tok: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{tok},"progress":1}}}}"#
+        )
+    }
+
+    /// Each request with progress (its id, its notifications, how many after
+    /// its response) and the unlinked ones, as the analysis links them.
+    fn links(p: Parsed) -> (Vec<(String, u32, u32)>, u64) {
+        let cfg = crate::analyze::Config::default();
+        let run = crate::pipeline::analyze_parsed(&cfg, false, vec![("x".into(), 0, p)]);
+        let s = &run.analysis.sessions[0];
+        let mut linked: Vec<_> = (s.progress.iter())
+            .filter(|(_, p)| p.notifications > 0)
+            .map(|(ri, p)| {
+                (
+                    s.requests[*ri].id.json_text(),
+                    p.notifications,
+                    p.after_response,
+                )
+            })
+            .collect();
+        linked.sort();
+        (linked, s.unlinked_progress)
+    }
+
+    #[test]
+    fn progress_waits_for_the_request_naming_its_token() {
+        // The shape of the TS SDK stdio tee (#11): the results of id 1 come
+        // before the progress on id 2, which names token 2 on the next line.
+        let (c2, p2) = (call(2, "2"), prog("2"));
+        let p = run(
+            &format!("{REQ1}\n{c2}\n"),
+            &format!("{RES1}\n{p2}\n{p2}\n{RES2}\n"),
+        );
+        // Before: s1 and both progress lines ahead of c2 (c1 s1 s2 s3 c2 s4).
+        assert_eq!(order(&p), ["c1", "s1", "c2", "s2", "s3", "s4"]);
+        assert_eq!(links(p), (vec![("2".into(), 2, 0)], 0));
+        // A progress line in a batch waits the same way.
+        let p = run(&format!("{REQ1}\n{c2}\n"), &format!("[{p2}]\n{RES2}\n"));
+        assert_eq!(order(&p), ["c1", "c2", "s1", "s2"]);
+        // Tokens compare by JSON type and value, as the analysis links them:
+        // "7" is named by no request and does not wait; 7 does.
+        let p = run(
+            &call(3, "7"),
+            &format!("{}\n{}\n", prog(r#""7""#), prog("7")),
+        );
+        assert_eq!(order(&p), ["s1", "c1", "s2"]);
+        assert_eq!(links(p), (vec![("3".into(), 1, 0)], 1));
+    }
+
+    #[test]
+    fn a_reused_token_waits_for_the_request_still_to_come() {
+        // Token 7 named by id 1 (answered) and again by id 2: the progress
+        // after id 1's result belongs to id 2, not after id 1's response.
+        let (c1, c2, p7) = (call(1, "7"), call(2, "7"), prog("7"));
+        let p = run(&format!("{c1}\n{c2}\n"), &format!("{RES1}\n{p7}\n{RES2}\n"));
+        assert_eq!(order(&p), ["c1", "s1", "c2", "s2", "s3"]);
+        assert_eq!(links(p), (vec![("2".into(), 1, 0)], 0));
+        // While id 1 is open its token is too: nothing waits for id 2.
+        let p = run(&format!("{c1}\n{c2}\n"), &format!("{p7}\n{RES1}\n{RES2}\n"));
+        assert_eq!(order(&p), ["c1", "s1", "s2", "c2", "s3"]);
+    }
+
+    #[test]
+    fn progress_no_request_names_does_not_wait() {
+        // Token 99 is named by no request; token "n" by a request without a
+        // valid id (never answered, so its token stays open once read).
+        let null =
+            r#"{"jsonrpc":"2.0","id":null,"method":"a","params":{"_meta":{"progressToken":"n"}}}"#;
+        let p = run(
+            &format!("{REQ1}\n{null}\n"),
+            &format!("{}\n{}\n{RES1}\n", prog("99"), prog(r#""n""#)),
+        );
+        assert_eq!(order(&p), ["s1", "c1", "c2", "s2", "s3"]);
+        let (linked, unlinked) = links(p);
+        assert_eq!((linked.len(), unlinked), (1, 1));
+    }
+
+    /// The fresh user's stdio tees (tests/data/real4/pair-progress). TS SDK
+    /// 1.32.2: the 4 progress on id 7 (s8–s11) come after c9, the request
+    /// naming token 7, not right after s7 as before.
+    #[test]
+    fn the_fresh_user_tees_merge_progress_after_its_request() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/real4/pair-progress/"
+        );
+        let c = std::fs::read_to_string(format!("{dir}ts-stdio.client-to-server.jsonl")).unwrap();
+        let s = std::fs::read_to_string(format!("{dir}ts-stdio.server-to-client.jsonl")).unwrap();
+        let p = run(&c, &s);
+        let want = "c1 s1 c2 c3 s2 c4 c5 c6 c7 s3 s4 c8 s5 s6 s7 c9 s8 s9 s10 s11 s12 \
+                    c10 s13 c11 s14 c12 s15 c13 s16 s17 c14 c15 c16 s18 s19 c17 c18 s20 \
+                    s21 c19 c20 s22 s23 c21 c22 s24 c23 s25";
+        assert_eq!(order(&p).join(" "), want);
+        assert_eq!(links(p), (vec![("7".into(), 4, 0)], 0));
+        // fastmcp 4.2.3: 3 on id 7 (s7–s9 after c7), 2 on the cancelled id
+        // 12 (s15–s16 after c12).
+        let c = std::fs::read_to_string(format!("{dir}py-stdio.client-to-server.jsonl")).unwrap();
+        let s = std::fs::read_to_string(format!("{dir}py-stdio.server-to-client.jsonl")).unwrap();
+        let p = run(&c, &s);
+        let want = "c1 s1 c2 s2 c3 c4 c5 c6 s3 s4 s5 s6 c7 s7 s8 s9 s10 c8 s11 c9 s12 \
+                    c10 s13 c11 s14 c12 s15 s16 c13 c14 s17";
+        assert_eq!(order(&p).join(" "), want);
+        assert_eq!(links(p), (vec![("12".into(), 2, 0), ("7".into(), 3, 0)], 0));
     }
 
     #[test]

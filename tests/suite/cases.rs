@@ -251,3 +251,46 @@ fn mcp_remote_progress_without_params_links_to_the_open_request() {
         );
     }
 }
+
+/// A per-direction pair (the tee of a stdio server's stdin and stdout, no
+/// timestamps; tests/data/real4/pair-progress/README.md): each progress is
+/// merged after the request that named its token (FORMATS.md §8.3.8 step 2),
+/// so all of them link. Before, the server's progress lines were merged
+/// ahead of that request and all were unlinked. The counts are those the
+/// sending client received (truth/*.json): TS SDK 1.32.2, 4 on id 7;
+/// fastmcp 4.2.3, 3 on id 7 and 2 on id 12 (cancelled). Either half named
+/// gives the same session.
+#[test]
+fn pair_progress_links_to_the_request_naming_its_token() {
+    let dir = root().join("tests/data/real4/pair-progress");
+    for (name, requests) in [("ts-stdio", 1), ("py-stdio", 2)] {
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("truth/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        // "progress notifications received: 4", "progress received: 5".
+        let note = truth["notes"][0].as_str().unwrap();
+        let received: u64 = note.rsplit(' ').next().unwrap().parse().unwrap();
+        for half in ["client-to-server", "server-to-client"] {
+            let out = crate::common::out_dir(&format!("pair_progress_{name}_{half}"));
+            let input = dir.join(format!("{name}.{half}.jsonl"));
+            let o = crate::common::mcp_audit(&[
+                input.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(o.status.code(), Some(0), "{name} {half}");
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                    .unwrap();
+            assert_eq!(v["sessions"].as_array().unwrap().len(), 1, "{name} {half}");
+            assert_eq!(v["sessions"][0]["name"], name);
+            assert_eq!(
+                v["sessions"][0]["progress"],
+                serde_json::json!({"after_response": 0, "linked": received, "longest_silence_ms": null,
+                                   "requests_with_progress": requests, "unlinked": 0}),
+                "{name} {half}"
+            );
+        }
+    }
+}
