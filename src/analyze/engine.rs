@@ -391,6 +391,10 @@ pub struct Walker<'c> {
     /// direction they went, line, still unclaimed). Each may be the answer
     /// of one request that has none (a capture gap, DESIGN.md rule 12).
     lost_replies: Vec<LostReply>,
+    /// Requests whose reply a gateway logged it could not deliver
+    /// ([`crate::record::Extra::undelivered`]): (request row, what the
+    /// log says). Few, kept beside the rows.
+    undelivered: Vec<(usize, Box<str>)>,
     /// HAR entries whose response body the capture did not keep (a stream
     /// open or aborted at export): a client answer that pairs with nothing
     /// may answer a server request that was in one of them.
@@ -523,6 +527,35 @@ fn unanswered_gap(
     ))
 }
 
+/// Whether a cancellation's `reason` says its request timed out (the TS
+/// SDK's `McpError: MCP error -32001: Request timed out`; -32001 is its
+/// `RequestTimeout` code).
+fn timed_out(reason: &str) -> bool {
+    let r = reason.to_ascii_lowercase();
+    r.contains("timed out") || r.contains("timeout") || r.contains("-32001")
+}
+
+/// The `cancelled_request` detail of a cancellation of `method` (rule 7);
+/// `modern`: under 2026-07-28. A reason that says the request timed out is
+/// named: its requester gave up waiting, no answer had reached it in time.
+fn cancel_detail(method: &str, modern: bool, reason: Option<&str>) -> String {
+    let tail = if modern {
+        "under 2026-07-28 no reply may follow (one would be answered_after_cancel)"
+    } else {
+        "a reply may still come or never come, neither is a fault"
+    };
+    match reason.filter(|r| timed_out(r)) {
+        Some(r) => {
+            let shown: String = r.chars().take(120).collect();
+            let cut = if shown.len() < r.len() { "…" } else { "" };
+            format!(
+                "the requester cancelled {method} because it timed out (reason \"{shown}{cut}\"): no answer reached it in time; {tail}"
+            )
+        }
+        None => format!("the requester cancelled {method} while it was unanswered; {tail}"),
+    }
+}
+
 /// What a frame is sent as, for the reply that may follow it (a batch's
 /// own kind is set when the batch is read).
 #[inline]
@@ -587,6 +620,7 @@ impl<'c> Walker<'c> {
             methods: HashSet::new(),
             lost_requests: Vec::new(),
             lost_replies: Vec::new(),
+            undelivered: Vec::new(),
             lost_responses: Vec::new(),
             one_sided_seen: HashSet::new(),
             negotiated: None,
@@ -1248,17 +1282,11 @@ impl Walker<'_> {
             sp.release(&valid);
             sp.other_ids.insert(valid);
             let q = &self.out.requests[r];
-            let detail = if q.is_modern(self.out.revision.as_deref()) {
-                format!(
-                    "the requester cancelled {} while it was unanswered; under 2026-07-28 no reply may follow (one would be answered_after_cancel)",
-                    q.method.as_deref().unwrap_or("the request")
-                )
-            } else {
-                format!(
-                    "the requester cancelled {} while it was unanswered; a reply may still come or never come, neither is a fault",
-                    q.method.as_deref().unwrap_or("the request")
-                )
-            };
+            let detail = cancel_detail(
+                q.method.as_deref().unwrap_or("the request"),
+                q.is_modern(self.out.revision.as_deref()),
+                m.cancel_reason(),
+            );
             let f = q.finding(K::CancelledRequest, &self.out.name, self.out.input, detail);
             self.out.findings.push(f);
         }
@@ -1854,6 +1882,9 @@ impl Walker<'_> {
         t: &mut Tally,
     ) {
         let space = dir_index(d.other());
+        if self.undelivered_reply(space, &lk, m, entry) {
+            return;
+        }
         if let Some(pos) = self.pick_pending(space, &lk, m, entry) {
             let Some(lst) = self.spaces[space].pending.get_mut(&lk) else {
                 return;
@@ -1914,6 +1945,32 @@ impl Walker<'_> {
                 self.answer_by_entry(f, d, m, moved);
             }
         }
+    }
+
+    /// A reply a gateway logged it could not deliver
+    /// ([`crate::record::Extra::undelivered`]) that would pair with a
+    /// pending request: the requester never received it, so it does not
+    /// pair; the request stays pending and its `missing_response` names
+    /// the log's words (rule 7). `false` when `m` is no such reply or
+    /// nothing waits for it (then it is read as any other reply).
+    fn undelivered_reply(
+        &mut self,
+        space: usize,
+        lk: &LooseKey,
+        m: &Message,
+        entry: Option<u64>,
+    ) -> bool {
+        let Some(note) = m.extra.as_ref().and_then(|e| e.undelivered.as_ref()) else {
+            return false;
+        };
+        let Some(pos) = self.pick_pending(space, lk, m, entry) else {
+            return false;
+        };
+        let ri = self.spaces[space].pending[lk][pos];
+        if !self.undelivered.iter().any(|(r, _)| *r == ri) {
+            self.undelivered.push((ri, note.clone()));
+        }
+        true
     }
 
     /// Finding `at` (an answer that pairs with nothing) may answer a
@@ -2377,7 +2434,15 @@ impl Walker<'_> {
                 ),
             );
             let (requests, replies) = (&self.lost_requests, &mut self.lost_replies);
-            if let Some(detail) = unanswered_gap(q, &what, requests, replies, self.tail_lost) {
+            if let Some((_, note)) = self.undelivered.iter().find(|(r, _)| *r == ri) {
+                // The capture shows its reply was not delivered: no gap
+                // can have carried another answer that it would name.
+                base.detail = format!(
+                    "{what} {} never got a response its requester received: {note}",
+                    q.id.json_text()
+                );
+            } else if let Some(detail) = unanswered_gap(q, &what, requests, replies, self.tail_lost)
+            {
                 base.gap = true;
                 base.detail = detail;
             }
@@ -2577,6 +2642,85 @@ pub(super) mod tests {
     }
 
     const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
+
+    /// A reply the gateway logged it could not deliver pairs with nothing:
+    /// its request is `missing_response` (an error, no capture gap) whose
+    /// detail names both lines; a cancellation that says the request timed
+    /// out stays `cancelled_request` (info) and says so (the shape of
+    /// fresh-user-captures' supergateway-sampling-hang.log, #11).
+    #[test]
+    fn undelivered_reply_is_missing_and_timeout_is_named() {
+        let log = "[supergateway] Running stateful server\n\
+            [supergateway] SessionAccessCounter.inc() S, caused by session initialization\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n\
+            [supergateway] Child → StreamableHttp: {\"result\":{\"protocolVersion\":\"2025-11-25\",\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}},\"jsonrpc\":\"2.0\",\"id\":0}\n\
+            [supergateway] SessionAccessCounter.inc() S, caused by POST request for existing session\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"tools/call\",\"params\":{\"name\":\"ask_llm\"}}\n\
+            [supergateway] Child → StreamableHttp: {\"method\":\"sampling/createMessage\",\"params\":{},\"jsonrpc\":\"2.0\",\"id\":0}\n\
+            [supergateway] Response closed S\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":0,\"reason\":\"McpError: MCP error -32001: Request timed out\"}}\n\
+            [supergateway] Child → StreamableHttp: {\"result\":{\"content\":[],\"isError\":true},\"jsonrpc\":\"2.0\",\"id\":13}\n\
+            [supergateway] Failed to send to StreamableHttp Error: No connection established for request ID: 13\n    at send (file:///x.js:917:27)\n";
+        let (kinds, a) = run_text("sg.log", log);
+        assert_eq!(
+            kinds,
+            [
+                ("missing_response", "13".into()),
+                ("cancelled_request", "0".into())
+            ]
+        );
+        let got: Vec<(&str, &str, bool)> = a
+            .findings
+            .iter()
+            .map(|f| (f.kind.name(), f.detail.as_str(), f.gap))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "missing_response",
+                    "tools/call 13 never got a response its requester received: the server's reply at line 10 was not delivered: supergateway logged at line 11 \"Failed to send to StreamableHttp Error: No connection established for request ID: 13\"",
+                    false
+                ),
+                (
+                    "cancelled_request",
+                    "the requester cancelled sampling/createMessage because it timed out (reason \"McpError: MCP error -32001: Request timed out\"): no answer reached it in time; a reply may still come or never come, neither is a fault",
+                    false
+                )
+            ]
+        );
+        assert_eq!(a.findings[0].severity(), super::super::Severity::Error);
+        // Without the gateway's line the same reply pairs.
+        let delivered = log.replace("request ID: 13", "request ID: 14");
+        let (kinds, _) = run_text("sg.log", &delivered);
+        assert_eq!(kinds, [("cancelled_request", "0".into())]);
+    }
+
+    /// Which cancellation reasons say the request timed out.
+    #[test]
+    fn cancel_detail_names_a_timeout() {
+        assert!(super::timed_out(
+            "McpError: MCP error -32001: Request timed out"
+        ));
+        assert!(super::timed_out("Timeout after 30s"));
+        assert!(!super::timed_out("user cancelled"));
+        assert_eq!(
+            super::cancel_detail("tools/call", false, Some("user cancelled")),
+            "the requester cancelled tools/call while it was unanswered; a reply may still come or never come, neither is a fault"
+        );
+        assert_eq!(
+            super::cancel_detail("ping", true, Some("Request timed out")),
+            "the requester cancelled ping because it timed out (reason \"Request timed out\"): no answer reached it in time; under 2026-07-28 no reply may follow (one would be answered_after_cancel)"
+        );
+        let long = format!("timed out {}", "x".repeat(200));
+        assert_eq!(
+            super::cancel_detail("ping", false, Some(&long)),
+            format!(
+                "the requester cancelled ping because it timed out (reason \"timed out {}…\"): no answer reached it in time; a reply may still come or never come, neither is a fault",
+                "x".repeat(110)
+            )
+        );
+    }
 
     fn init_result(rev: &str) -> String {
         format!(

@@ -71,6 +71,15 @@ pub enum SgLine<'a> {
         /// The error text (`McpError: MCP error -32601: Method not found`).
         text: &'a str,
     },
+    /// `Failed to send to StreamableHttp Error: No connection established
+    /// for request ID: N` (Streamable HTTP modes): the gateway could not
+    /// deliver the child's reply N to its client (FORMATS.md §8.3.6).
+    Undelivered {
+        /// N as the gateway prints it (`String(id)`: a string id unquoted).
+        id: &'a str,
+        /// The line after the prefix.
+        text: &'a str,
+    },
     /// `Child non-JSON[ (session SID)]: LINE`.
     NonJson {
         /// The `(session SID)` value, if printed.
@@ -178,6 +187,9 @@ pub fn split(line: &str) -> Option<SgLine<'_>> {
     if let Ok((_, sid)) = closed(rest) {
         return Some(SgLine::Closed(sid));
     }
+    if let Some(line) = undelivered(rest) {
+        return Some(line);
+    }
     if rest == "Running stateless server" {
         return Some(SgLine::Stateless);
     }
@@ -228,6 +240,18 @@ fn counter_post(rest: &str) -> Option<SgLine<'_>> {
         .strip_prefix("Response finished ")
         .or_else(|| rest.strip_prefix("Response closed "))?;
     (!sid.is_empty() && !sid.contains(' ')).then_some(SgLine::Finished(sid))
+}
+
+/// `Failed to send to StreamableHttp Error: No connection established for
+/// request ID: N`: the SDK transport's `send` rejected a reply whose
+/// request has no open connection (`Error: …` is the error's first line, at
+/// info and debug level alike; its stack follows unprefixed).
+fn undelivered(rest: &str) -> Option<SgLine<'_>> {
+    const WHY: &str = "No connection established for request ID: ";
+    let after = rest.strip_prefix("Failed to send to StreamableHttp")?;
+    let (_, id) = after.split_once(WHY)?;
+    let id = id.trim_end();
+    (!id.is_empty()).then_some(SgLine::Undelivered { id, text: rest })
 }
 
 /// Row 8 claims the line (FORMATS.md §8.2: `[supergateway] `).
@@ -281,6 +305,9 @@ enum Item<S> {
     },
     /// A reply the log shows without its id (`Request error:`).
     Lost { line: u64, part: S },
+    /// The gateway could not deliver reply `id` (`Failed to send to
+    /// StreamableHttp …`); `text` is the line after the prefix.
+    Undelivered { line: u64, id: S, text: S },
     /// A session ended.
     Closed(S),
     /// A POST of session S (stateful `SessionAccessCounter.inc()`).
@@ -314,6 +341,11 @@ impl Item<Span> {
             Item::Lost { line, part } => Item::Lost {
                 line,
                 part: get(part),
+            },
+            Item::Undelivered { line, id, text } => Item::Undelivered {
+                line,
+                id: get(id),
+                text: get(text),
             },
             Item::Closed(s) => Item::Closed(get(s)),
             Item::Post(s) => Item::Post(get(s)),
@@ -402,6 +434,14 @@ impl LineReader for Supergateway {
                 sink.other();
                 self.items.push(Item::Closed(span_of(text, sid)));
             }
+            Some(SgLine::Undelivered { id, text: t }) => {
+                sink.other();
+                self.items.push(Item::Undelivered {
+                    line: line.number,
+                    id: span_of(text, id),
+                    text: span_of(text, t),
+                });
+            }
             Some(SgLine::Stateless) => {
                 sink.other();
                 self.stateless = true;
@@ -424,10 +464,11 @@ impl LineReader for Supergateway {
 
     fn end(&mut self, sink: &mut LineSink<'_>) {
         let input = sink.input();
-        let items: Vec<Item<&str>> = std::mem::take(&mut self.items)
+        let mut items: Vec<Item<&str>> = std::mem::take(&mut self.items)
             .into_iter()
             .map(|i| i.resolve(input.text))
             .collect();
+        mark_undelivered(&mut items);
         if self.stateless {
             end_children(sink, Mode::Stateless, items);
         } else if items.iter().any(|i| matches!(i, Item::Post(_))) {
@@ -499,7 +540,7 @@ fn end_broadcast(sink: &mut LineSink<'_>, items: Vec<Item<&str>>) {
                 sink.lost(At::by_start(key, Some(Direction::S2c), None, line), part);
             }
             Item::Closed(sid) => owners.close(sid),
-            Item::Post(_) | Item::Finished(_) => {}
+            Item::Post(_) | Item::Finished(_) | Item::Undelivered { .. } => {}
         }
     }
     unsure_note(sink, unsure);
@@ -594,10 +635,57 @@ fn end_children(sink: &mut LineSink<'_>, mode: Mode, items: Vec<Item<&str>>) {
                 };
                 sink.lost(at, part);
             }
-            Item::Closed(_) | Item::Post(_) | Item::Finished(_) => {}
+            Item::Closed(_) | Item::Post(_) | Item::Finished(_) | Item::Undelivered { .. } => {}
         }
     }
     unsure_note(sink, unsure);
+}
+
+/// Each `Failed to send to StreamableHttp … request ID: N` marks the
+/// latest child reply with id N before it that no such line took yet (the
+/// gateway logs each child line, then `send` rejects a moment later): that
+/// reply never reached the client (FORMATS.md §8.3.6), so it pairs with
+/// nothing and its request's `missing_response` names both lines.
+fn mark_undelivered(items: &mut [Item<&str>]) {
+    for i in 0..items.len() {
+        let Item::Undelivered { line, id, text } = items[i] else {
+            continue;
+        };
+        let hit = items[..i].iter_mut().rev().find_map(|it| match it {
+            Item::Msg {
+                direction: Direction::S2c,
+                line: at,
+                body: Body::Read(Payload::Single(m)) | Body::Partly(Payload::Single(m), _),
+                ..
+            } if m.kind == Kind::Response
+                && printed_id(&m.id).as_deref() == Some(id)
+                && m.extra.as_ref().is_none_or(|e| e.undelivered.is_none()) =>
+            {
+                Some((*at, m))
+            }
+            _ => None,
+        });
+        if let Some((at, m)) = hit {
+            m.extra.get_or_insert_default().undelivered = Some(
+                format!(
+                    "the server's reply at line {at} was not delivered: supergateway logged at \
+                     line {line} \"{text}\""
+                )
+                .into(),
+            );
+        }
+    }
+}
+
+/// An id as supergateway prints it in `request ID: N` (JavaScript's
+/// `String(id)`: a string unquoted, a number as written).
+fn printed_id(id: &crate::record::Id) -> Option<String> {
+    use crate::record::Id;
+    match id {
+        Id::Str(s) => Some(s.to_string()),
+        Id::Int(_) | Id::BigInt(_) | Id::Number(_) => Some(id.json_text()),
+        Id::Absent | Id::Null | Id::Other(_) => None,
+    }
 }
 
 /// A request whose reply may be the one at `line`, counted in another
@@ -1384,5 +1472,81 @@ mod tests {
             ]
         );
         assert_eq!(p.other_lines, 2);
+    }
+
+    /// `Failed to send to StreamableHttp Error: No connection established
+    /// for request ID: N` marks the latest child reply with id N before it
+    /// (never an earlier one, never a request or notification, never one
+    /// another such line took) as not delivered; `Failed to send child
+    /// failure …` (the gateway's own unlogged reply) marks nothing.
+    #[test]
+    fn undelivered_replies() {
+        assert_eq!(
+            split(
+                "[supergateway] Failed to send to StreamableHttp Error: No connection established for request ID: 13"
+            ),
+            Some(SgLine::Undelivered {
+                id: "13",
+                text: "Failed to send to StreamableHttp Error: No connection established for request ID: 13"
+            })
+        );
+        assert_eq!(
+            split(
+                "[supergateway] Failed to send child failure Error: No connection established for request ID: 12"
+            ),
+            Some(SgLine::Other)
+        );
+        assert_eq!(
+            split("[supergateway] Failed to send to StreamableHttp Error: something else"),
+            Some(SgLine::Other)
+        );
+        let text = "[supergateway] Running stateful server\n\
+            [supergateway] SessionAccessCounter.inc() A, caused by session initialization\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"ping\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"result\":{}}\n\
+            [supergateway] SessionAccessCounter.inc() A, caused by POST request for existing session\n\
+            [supergateway] StreamableHttp → Child: {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"ping\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"roots/list\"}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"id\":\"k\",\"result\":{}}\n\
+            [supergateway] Child → StreamableHttp: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\
+            [supergateway] Failed to send to StreamableHttp Error: No connection established for request ID: k\n    at send (file:///x.js:917:27)\n\
+            [supergateway] Failed to send child failure Error: No connection established for request ID: k\n";
+        let p = parse(Input {
+            file: 0,
+            name: "sg.log",
+            text,
+        });
+        let marks: Vec<(u64, Option<&str>)> = p
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Frame(f) => match &f.payload {
+                    Payload::Single(m) => Some((
+                        f.prov.location.line.unwrap_or(0),
+                        m.extra.as_ref().and_then(|e| e.undelivered.as_deref()),
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                (3, None),
+                (4, None),
+                (6, None),
+                (7, None),
+                (
+                    8,
+                    Some(
+                        "the server's reply at line 8 was not delivered: supergateway logged at \
+                         line 10 \"Failed to send to StreamableHttp Error: No connection \
+                         established for request ID: k\""
+                    )
+                ),
+                (9, None)
+            ]
+        );
     }
 }

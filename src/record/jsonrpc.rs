@@ -75,6 +75,9 @@ pub struct Message {
 pub struct Extra {
     /// `params.requestId` of a `notifications/cancelled`.
     pub cancel_id: Option<Id>,
+    /// `params.reason` of a `notifications/cancelled` when it is a string
+    /// (the TS SDK's `McpError: MCP error -32001: Request timed out`).
+    pub cancel_reason: Option<Box<str>>,
     /// `params._meta.progressToken` of a request, or `params.progressToken`
     /// of a `notifications/progress` (FORMATS.md §3.5).
     pub progress_token: Option<Id>,
@@ -102,6 +105,12 @@ pub struct Extra {
     /// it is a capture gap naming this (DESIGN.md rule 12). Set by readers,
     /// never from the message text.
     pub capture_gap: Option<Box<str>>,
+    /// A reply its sender wrote but that a gateway logged it could not
+    /// deliver (supergateway's `Failed to send to StreamableHttp …
+    /// request ID: N`, FORMATS.md §8.3.6): it pairs with nothing, and its
+    /// request's `missing_response` (an error, no capture gap) names this
+    /// (DESIGN.md rule 7). Set by readers, never from the message text.
+    pub undelivered: Option<Box<str>>,
     /// The members that link requests into one operation (MRTR rounds,
     /// tasks, listens; FORMATS.md §3.6), when the message has any.
     pub op: Option<OpFields>,
@@ -188,6 +197,11 @@ impl Message {
     /// `params.requestId` of a `notifications/cancelled`.
     pub fn cancel_id(&self) -> Option<&Id> {
         self.extra.as_ref()?.cancel_id.as_ref()
+    }
+
+    /// `params.reason` of a `notifications/cancelled`, when a string.
+    pub fn cancel_reason(&self) -> Option<&str> {
+        self.extra.as_ref()?.cancel_reason.as_deref()
     }
 
     /// `params._meta.progressToken` of a request, or `params.progressToken`
@@ -516,7 +530,12 @@ impl<'a> MessageMembers<'a> {
                 && fields.meta_protocol_version.as_deref() == Some(MODERN))
             .then(|| params_hash(p, fields.meta));
             match msg.method.as_deref() {
-                Some("notifications/cancelled") => extra.cancel_id = fields.request_id,
+                Some("notifications/cancelled") => {
+                    extra.cancel_id = fields.request_id;
+                    extra.cancel_reason = members_of(p, &["reason"])[0]
+                        .and_then(str_value)
+                        .map(|r| r.as_ref().into());
+                }
                 Some("initialize") => extra.offered = fields.protocol_version,
                 _ => extra.offered = fields.meta_protocol_version,
             }
@@ -1070,6 +1089,21 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"t"}}"#,
         );
         assert_eq!(c.cancel_id(), Some(&Id::Str("a-1".into())));
+        assert_eq!(c.cancel_reason(), Some("t"));
+        let t = single(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"McpError: MCP error -32001: Request timed out"}}"#,
+        );
+        assert_eq!(
+            t.cancel_reason(),
+            Some("McpError: MCP error -32001: Request timed out")
+        );
+        let n = single(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":7}}"#,
+        );
+        assert_eq!(
+            (n.cancel_id(), n.cancel_reason()),
+            (Some(&Id::Int(0)), None)
+        );
         let i = single(
             r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
         );

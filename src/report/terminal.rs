@@ -592,17 +592,9 @@ fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: b
                 more
             ),
         );
-        let f = of[0];
-        wrap(
-            o,
-            "          ",
-            "            ",
-            &format!(
-                "id {}: {}",
-                sanitize(&f.id.to_json().to_string(), 80),
-                sanitize(&f.detail, 300)
-            ),
-        );
+        for line in group_details(&of) {
+            wrap(o, "          ", "            ", &line);
+        }
     }
     for h in &s.hints {
         wrap(
@@ -612,6 +604,61 @@ fn session_findings(o: &mut String, r: &Report<'_>, s: &SessionSummary, color: b
             h,
         );
     }
+}
+
+/// The detail lines of a group of findings of one kind: the first
+/// finding's, then up to two more whose detail reads differently (its own
+/// id and every digit aside: ids, times and counts vary within one
+/// wording), then the ids of the rest (the first eight distinct ones, a
+/// repeated id as `×N`), so that every grouped finding is named without
+/// flooding the terminal.
+fn group_details(of: &[&&Finding]) -> Vec<String> {
+    let id = |f: &Finding| sanitize(&f.id.to_json().to_string(), 80);
+    let wording = |f: &Finding| -> String {
+        let json = f.id.to_json();
+        let mut d = f.detail.replace(&json.to_string(), "");
+        if let Some(text) = json.as_str().filter(|t| !t.is_empty()) {
+            d = d.replace(text, "");
+        }
+        d.chars().filter(|c| !c.is_ascii_digit()).collect()
+    };
+    let mut lines = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut rest: Vec<(String, usize)> = Vec::new();
+    for f in of {
+        let w = wording(f);
+        if seen.len() < 3 && !seen.contains(&w) {
+            lines.push(format!("id {}: {}", id(f), sanitize(&f.detail, 300)));
+            seen.push(w);
+        } else {
+            let i = id(f);
+            match rest.iter_mut().find(|(r, _)| *r == i) {
+                Some((_, n)) => *n += 1,
+                None => rest.push((i, 1)),
+            }
+        }
+    }
+    if !rest.is_empty() {
+        let count: usize = rest.iter().map(|r| r.1).sum();
+        let noun = if count == 1 { "id" } else { "ids" };
+        let shown: Vec<String> = rest
+            .iter()
+            .take(8)
+            .map(|(i, n)| {
+                if *n > 1 {
+                    format!("{i} ×{n}")
+                } else {
+                    i.clone()
+                }
+            })
+            .collect();
+        let more = match rest.len().saturating_sub(8) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        lines.push(format!("also {noun} {}{more}", shown.join(", ")));
+    }
+    lines
 }
 
 /// The count line of errors, warnings and info.
@@ -663,6 +710,78 @@ mod tests {
         assert_eq!(
             cut_line("\u{1b}[31m", 3, "errors").len(),
             3 + "… (7 more characters; the whole line is in summary.json inputs[].errors)".len()
+        );
+    }
+
+    fn finding(id: crate::record::Id, detail: &str) -> Finding {
+        Finding {
+            kind: FindingKind::CancelledRequest,
+            session: "s".into(),
+            direction: None,
+            id: crate::analyze::FindingId::One(id),
+            alt_ids: Vec::new(),
+            method: None,
+            input: 0,
+            file: 0,
+            location: crate::record::Location::default(),
+            evidence: (0, 0),
+            detail: detail.into(),
+            gap: false,
+            by_traffic: false,
+        }
+    }
+
+    /// A group shows the first detail, up to two more worded differently
+    /// (ids and digits aside), then the ids of the rest, a repeated one as
+    /// `×N`, the first eight distinct.
+    #[test]
+    fn a_group_names_every_finding_without_flooding() {
+        use crate::record::Id;
+        let a = finding(Id::Int(12), "tools/call 12 was cancelled");
+        let b = finding(Id::Int(0), "sampling/createMessage timed out");
+        let fs = [&a, &b];
+        let of: Vec<&&Finding> = fs.iter().collect();
+        assert_eq!(
+            group_details(&of),
+            [
+                "id 12: tools/call 12 was cancelled",
+                "id 0: sampling/createMessage timed out"
+            ]
+        );
+        let mut fs: Vec<Finding> = (1..=12)
+            .map(|i| finding(Id::Int(i), &format!("ping {i} never got a response")))
+            .collect();
+        fs.push(finding(
+            Id::Str("e-1".into()),
+            "SSE event e-1 was delivered again",
+        ));
+        fs.push(finding(
+            Id::Str("e-2".into()),
+            "SSE event e-2 was delivered again",
+        ));
+        fs.push(finding(Id::Null, "an error with id null"));
+        fs.push(finding(Id::Null, "an error with id null"));
+        fs.push(finding(Id::Null, "an error with id null"));
+        let refs: Vec<&Finding> = fs.iter().collect();
+        let of: Vec<&&Finding> = refs.iter().collect();
+        assert_eq!(
+            group_details(&of),
+            [
+                "id 1: ping 1 never got a response",
+                "id \"e-1\": SSE event e-1 was delivered again",
+                "id null: an error with id null",
+                "also ids 2, 3, 4, 5, 6, 7, 8, 9 and 5 more"
+            ]
+        );
+        let refs: Vec<&Finding> = fs[12..].iter().collect();
+        let of: Vec<&&Finding> = refs.iter().collect();
+        assert_eq!(
+            group_details(&of),
+            [
+                "id \"e-1\": SSE event e-1 was delivered again",
+                "id null: an error with id null",
+                "also ids \"e-2\", null ×2"
+            ]
         );
     }
 

@@ -186,6 +186,7 @@ real_in! {
     real4_supergateway_stateless_two_clients => "tests/data/real4/supergateway", "x_stdio_supergateway-stateless-two-clients.log";
     real4_supergateway_stateful_two_clients => "tests/data/real4/supergateway", "x_stdio_supergateway-stateful-two-clients.log";
     real4_supergateway_stateful_dup_two_clients => "tests/data/real4/supergateway", "x_stdio_supergateway-stateful-dup-two-clients.log";
+    real4_supergateway_stateful_sampling_hang => "tests/data/real4/supergateway-hang", "x_stdio_supergateway-stateful-sampling-hang.log";
     real4_mcp_recorder_http => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__http-feature-run.json";
     real4_mcp_recorder_stdio => "tests/data/real4/files", "cassette_mcp-recorder-0.5.0__stdio-feature-run.json";
     real4_inspector_history => "tests/data/real4/files", "inspector-protocol_2.12.0__py1-streamable-connect-replay.json";

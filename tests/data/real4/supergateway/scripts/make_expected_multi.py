@@ -12,6 +12,9 @@ import json, re
 
 C2S = re.compile(r"^\[supergateway\] StreamableHttp → Child( \((auto-initialize|initialized)\))?: (\{.*)$")
 S2C = re.compile(r"^\[supergateway\] Child → StreamableHttp: (\{.*)$")
+# The gateway could not deliver child reply N (FORMATS.md §8.3.6): that
+# reply reached no client, so it is no pair.
+FAILED = re.compile(r"^\[supergateway\] Failed to send to StreamableHttp .*No connection established for request ID: (\S+)$")
 INC = re.compile(r"^\[supergateway\] SessionAccessCounter\.inc\(\) (\S+), caused by (session initialization|POST request for existing session)$")
 
 
@@ -24,7 +27,7 @@ def kind(m):
 def read(log):
     c = {"c2s": {"req": 0, "notif": 0, "resp": 0}, "s2c": {"req": 0, "notif": 0, "resp": 0}}
     made = {"req": 0, "notif": 0}
-    pairs, children, sids = [], 0, []
+    pairs, children, sids, resp = [], 0, [], 0
     for line in open(log, encoding="utf-8"):
         line = line.rstrip("\n")
         if m := C2S.match(line):
@@ -39,7 +42,11 @@ def read(log):
             k = kind(msg)
             c["s2c"][k] += 1
             if k == "resp":
-                pairs.append([msg["id"], len(pairs)])
+                pairs.append([msg["id"], resp])
+                resp += 1
+        elif m := FAILED.match(line):
+            gone = max(i for i, (rid, _) in enumerate(pairs) if str(rid) == m.group(1))
+            del pairs[gone]
         elif m := INC.match(line):
             if m.group(1) not in sids:
                 sids.append(m.group(1))
@@ -118,10 +125,10 @@ assert len(sids) == 2
 sid = open("truth/sgm_stateful-dup.clientB.sid.txt").read().split()[1]
 c, made, _, sids = write(
     "stateful-dup-two-clients", "stateful",
-    "supergateway 4.0.0 `--stateful --sessionTimeout 60000` in front of server-everything: client A (mcp 1.30.0, healthy) and client B (curl) at once; B sends two tools/call with id 7 at once in its session. The child answered both, the gateway delivered only the second (curl's first POST got nothing in 6 s: truth/sgm_stateful-dup.clientB.r3.txt is empty).",
+    "supergateway 4.0.0 `--stateful --sessionTimeout 60000` in front of server-everything: client A (mcp 1.30.0, healthy) and client B (curl) at once; B sends two tools/call with id 7 at once in its session. The child answered both, the gateway delivered only the first reply (get-sum's, to the second POST: truth/sgm_stateful-dup.clientB.r4.txt) and logged that it could not send the other (line 77, `Failed to send to StreamableHttp Error: No connection established for request ID: 7`); curl's first POST got nothing in 6 s (truth/sgm_stateful-dup.clientB.r3.txt is empty).",
     [{"kind": "duplicate_id", "id": 7, "session": sid, "direction": "c2s", "severity": "error",
       "detail": "client B's second tools/call id 7 (get-sum) while its first (trigger-long-running-operation) is pending in the same session: a real fault, shown in B's session only"}],
-    "Client A's session has no findings; B's has the duplicate_id (its own client sent it). The log shows both child replies with id 7, so no missing_response.",
+    "Client A's session has no findings; B's has the duplicate_id (its own client sent it). The log shows both child replies with id 7, but the second (line 76) was not delivered (line 77): it is no pair, so one of B's two id-7 requests is paired; the other is the duplicate_id, whose missing_response is not reported again (DESIGN.md rule 6). Revised 2026-12-04 (undelivered replies, #11): before, both replies were pairs (13 paired; the client received 12).",
 )
 A = tap("truth/sgm_stateful-dup.clientA_tap.jsonl")
 assert c["c2s"]["req"] == A["c2s"]["req"] + 4 and c["s2c"]["resp"] == A["s2c"]["resp"] + 4, (c, A)
