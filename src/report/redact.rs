@@ -197,7 +197,7 @@ fn is_secret_key(name: &str) -> bool {
     if is_bookkeeping(n) {
         return false;
     }
-    const WORDS: [&str; 20] = [
+    const WORDS: [&str; 24] = [
         "password",
         "passwd",
         "secret",
@@ -218,6 +218,11 @@ fn is_secret_key(name: &str) -> bool {
         "signingkey",
         "encryptionkey",
         "sessionkey",
+        // mTLS and vendor keys (`client_key`, Datadog's `DD_APP_KEY`).
+        "clientkey",
+        "appkey",
+        "hmackey",
+        "licensekey",
     ];
     WORDS.iter().any(|w| n.contains(w))
         || n.ends_with("token")
@@ -367,34 +372,38 @@ static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
 /// by their header, since "Basic" is also an English word).
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?-u:\b)(Bearer)(\s+)",
+        r"(?i)((?:(?-u:\b)|\\[nrt])Bearer)(\s+)",
         r"([A-Za-z0-9\-._~+/]{8,}=*|[A-Za-z\-._~+/]*[0-9][A-Za-z0-9\-._~+/]*=*)"
     ))
     .expect("valid regex")
 });
 
-/// JWTs and well-known API key prefixes.
+/// JWTs and well-known API key prefixes, at a word's start or right after
+/// a JSON string's `\n`, `\r` or `\t` escape (a line of a tool's text;
+/// no word boundary is before `ghp_` in `\nghp_…`): [`token_shapes`]
+/// keeps the escape. (Each start is a literal, which keeps the search
+/// fast: an optional letter or a repetition before them costs 20 times.)
 static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?-u:\b)eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
-        r"|(?-u:\b)sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
-        r"|(?-u:\b)(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}",
-        r"|(?-u:\b)github_pat_[A-Za-z0-9_]{20,}",
-        r"|(?-u:\b)(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}",
+        r"(?:(?-u:\b)|\\[nrt])(?:eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
+        r"|sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
+        r"|(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}",
+        r"|github_pat_[A-Za-z0-9_]{20,}",
+        r"|(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}",
         // Hugging Face, npm, PyPI, DigitalOcean, Shopify, SendGrid keys,
         // Stripe and Svix webhook secrets.
-        r"|(?-u:\b)hf_[A-Za-z0-9]{30,}",
-        r"|(?-u:\b)npm_[A-Za-z0-9]{36,}",
-        r"|(?-u:\b)pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
-        r"|(?-u:\b)do[opr]_v1_[a-f0-9]{64}",
-        r"|(?-u:\b)shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
-        r"|(?-u:\b)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
-        r"|(?-u:\b)whsec_[A-Za-z0-9+/=]{24,}",
-        r"|(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
-        r"|(?-u:\b)AIza[0-9A-Za-z_-]{30,}",
-        r"|(?-u:\b)glpat-[A-Za-z0-9_-]{20,}",
+        r"|hf_[A-Za-z0-9]{30,}",
+        r"|npm_[A-Za-z0-9]{36,}",
+        r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
+        r"|do[opr]_v1_[a-f0-9]{64}",
+        r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+        r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+        r"|whsec_[A-Za-z0-9+/=]{24,}",
+        r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
+        r"|AIza[0-9A-Za-z_-]{30,}",
+        r"|glpat-[A-Za-z0-9_-]{20,}",
         // Stripe secret and restricted keys.
-        r"|(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
     ))
     .expect("valid regex")
 });
@@ -404,7 +413,7 @@ static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
 /// short for [`TOKEN_SHAPES`], still its start.
 static TOKEN_CUT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?-u:\b)(?:eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?",
+        r"(?:(?-u:\b)|\\[nrt])(?:eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?",
         r"|(?:sk-|sk_live_|sk_test_|rk_live_|rk_test_|gh[posur]_|github_pat_|glpat-|xox[abposr]-|xapp-",
         r"|hf_|npm_|pypi-|whsec_|AKIA|ASIA|AIza)[A-Za-z0-9_-]*)…"
     ))
@@ -431,7 +440,8 @@ static FLAG_VALUE: LazyLock<Regex> = LazyLock::new(|| {
 /// stays).
 static SPACED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?-u:\b)((?:[A-Za-z0-9]+[_-])*(?:token|password|passwd|secret|api[_-]?key))",
+        r"(?i)((?:(?-u:\b)|\\[nrt])(?:(?:client|access|refresh|auth|app|db|admin|root|user|session|bearer|id|private|master|x)[_-])?",
+        r"(?:token|password|passwd|secret|api[_-]?key))",
         r"([ \t]+)([A-Za-z0-9._~+/=-]{6,})"
     ))
     .expect("valid regex")
@@ -456,21 +466,27 @@ static URL_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"((?:hooks\.slack\.com(?:\\*/)(?:services|workflows|triggers)(?:\\*/)[A-Za-z0-9]+(?:\\*/)[A-Za-z0-9]+",
         r"|discord(?:app)?\.com(?:\\*/)api(?:\\*/)webhooks(?:\\*/)[0-9]+)(?:\\*/)",
-        r"|(?-u:\b)base64url\.bearer\.authorization\.k8s\.io\.)",
+        r"|(?:(?-u:\b)|\\[nrt])base64url\.bearer\.authorization\.k8s\.io\.)",
         r"([A-Za-z0-9_-]{16,})"
     ))
     .expect("valid regex")
 });
 
-/// A password on a command line that has no name for it: `curl -u
+/// A password where no secret's name is right before it: `curl -u
 /// user:password` (`--user`; `docker run -u 1000:1000` is no password),
-/// `docker login -u bob -p password`
-/// (podman, nerdctl, helm), `mysql -ppassword`.
+/// `docker login -u bob -p password` (podman, nerdctl, helm), `sshpass
+/// -p password`, `mysql -ppassword`, a `.netrc` line (`machine H login U
+/// password P`, any punctuation in P), an Oracle JDBC URL
+/// (`jdbc:oracle:thin:scott/tiger@host`). Each alternative is the text
+/// kept before the value, and the value.
 static CLI_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"((?-u:\b)curl[ \t][^\r\n"'\\]*?(?-u:\B)(?:-u|--user)(?:[ \t]+|=)?[^\s:'"\\]+:)([^\s'"\\]+)"#,
-        r#"|((?-u:\b)(?:docker|podman|nerdctl|helm registry)[ \t]+login[ \t][^\r\n"'\\]*?(?-u:\B)-p[ \t]+)([^\s"'\\]+)"#,
-        r#"|((?-u:\b)mysql(?:dump|admin)?[ \t][^\r\n"'\\]*?(?-u:\B)-p)([^\s"'\\-][^\s"'\\]*)"#,
+        r#"((?:(?-u:\b)|\\[nrt])curl[ \t][^\r\n"'\\]*?(?-u:\B)(?:-u|--user)(?:[ \t]+|=)?[^\s:'"\\]+:)([^\s'"\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])(?:(?:docker|podman|nerdctl|helm registry)[ \t]+login[ \t][^\r\n"'\\]*?|sshpass[ \t]+)"#,
+        r#"(?-u:\B)-p[ \t]+'?)([^\s"'\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])mysql(?:dump|admin)?[ \t][^\r\n"'\\]*?(?-u:\B)-p)([^\s"'\\-][^\s"'\\]*)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])machine[ \t]+[^\s"\\]+[ \t]+login[ \t]+[^\s"\\]+[ \t]+password[ \t]+)([^\s"\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])jdbc:oracle:[a-z]+:@?[^/\s@"'\\]+/)([^@\s"'\\]+@)"#,
     ))
     .expect("valid regex")
 });
@@ -1140,10 +1156,23 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     t = apply(t, &URL_TOKEN, |c| format!("{}{MARK}", &c[1]));
     t = apply_where(t, &HEADER_PAIR, pair_may_change, pair_value);
     t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
-    t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
-    t = apply(t, &TOKEN_CUT, |_| format!("{MARK}…"));
+    t = token_shapes(t, &TOKEN_SHAPES, "");
+    t = token_shapes(t, &TOKEN_CUT, "…");
     t = apply(t, &PEM_KEY, |c| format!("{}{MARK}", &c[1]));
     free_text(command_lines(t))
+}
+
+/// Matches of [`TOKEN_SHAPES`] or [`TOKEN_CUT`] replaced with [`MARK`]
+/// and `tail`, the `\n` escape one opens with kept.
+fn token_shapes<'a>(text: Cow<'a, str>, re: &Regex, tail: &str) -> Cow<'a, str> {
+    let edits: Vec<_> = re
+        .find_iter(&text)
+        .map(|m| {
+            let keep = if m.as_str().starts_with('\\') { 2 } else { 0 };
+            (m.start() + keep, m.end(), format!("{MARK}{tail}"))
+        })
+        .collect();
+    splice(text, edits)
 }
 
 /// Whether a [`HEADER_PAIR`] match names a secret: a secret's name
@@ -1200,11 +1229,16 @@ fn command_lines(text: Cow<'_, str>) -> Cow<'_, str> {
         },
     );
     apply(t, &CLI_PASSWORD, |c| {
-        let (kept, value) = [(1, 2), (3, 4), (5, 6)]
+        let (kept, value) = [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10)]
             .into_iter()
             .find_map(|(k, v)| Some((c.get(k)?, c.get(v)?)))
             .expect("one alternative matched");
-        format!("{}{}", kept.as_str(), mark_unless_done(value.as_str()))
+        // The JDBC URL's password ends at its `@`, which stays.
+        let (value, at) = match value.as_str().strip_suffix('@') {
+            Some(v) => (v, "@"),
+            None => (value.as_str(), ""),
+        };
+        format!("{}{}{at}", kept.as_str(), mark_unless_done(value))
     })
 }
 
@@ -1736,7 +1770,7 @@ mod tests {
     /// found leaking, each with the exact redacted text.
     #[test]
     fn third_corpus_shapes() {
-        let cases: [(&str, &str); 31] = [
+        let cases: [(&str, &str); 35] = [
             // Signature and credentials headers.
             (
                 "X-Hub-Signature-256: sha256=LEAKab12\nX-Client-Credentials: c1\nAccept: */*",
@@ -1862,9 +1896,48 @@ mod tests {
             // Nothing sent is no secret.
             ("password=None, token: null", "password=None, token: null"),
             ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
+            (
+                "machine git.example.com login bob password p@ss!w0rd#1\nnext",
+                "machine git.example.com login bob password [REDACTED]\nnext",
+            ),
+            (
+                "sshpass -p 'LEAK-s1' ssh ci@host; sshpass -p LEAK-s2 scp a b",
+                "sshpass -p '[REDACTED]' ssh ci@host; sshpass -p [REDACTED] scp a b",
+            ),
+            (
+                "jdbc:oracle:thin:scott/LEAK-j1@db.example.com:1521/ORCL",
+                "jdbc:oracle:thin:scott/[REDACTED]@db.example.com:1521/ORCL",
+            ),
+            (
+                r#"{"client_key":"LEAK","DD_APP_KEY":"LEAK","hmac_key":"LEAK","license_key":"LEAK","key":"k"}"#,
+                r#"{"client_key":"[REDACTED]","DD_APP_KEY":"[REDACTED]","hmac_key":"[REDACTED]","license_key":"[REDACTED]","key":"k"}"#,
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    /// Token shapes opening a line of a JSON string's text (after its
+    /// `\n` escape, at any depth), where no word boundary is.
+    #[test]
+    fn token_shapes_after_an_escape() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
+        let input = format!(
+            r"a\nghp_abcdefghijklmnopqrstuvwxyz0123456789 b\tsk-proj-abcdefghijklmnopqrstuvwx c\\nBearer abcdefgh123 d\rAKIAABCDEFGHIJKLMNOP e\n{jwt}\ncurl -u bob:pw1 x\nclient_secret s3cr3t-1"
+        );
+        assert_eq!(
+            r(&input),
+            r"a\n[REDACTED] b\t[REDACTED] c\\nBearer [REDACTED] d\r[REDACTED] e\n[REDACTED]\ncurl -u bob:[REDACTED] x\nclient_secret [REDACTED]"
+        );
+        // `\n` before an ordinary word changes nothing.
+        for s in [
+            r"a\nnotes b",
+            r"x\nBearer tokens",
+            r"\tskip-this",
+            "tsk-proj-abcdefghijklmnopqrstuvwx",
+        ] {
+            assert_eq!(r(s), s);
         }
     }
 

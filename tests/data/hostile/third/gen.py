@@ -653,6 +653,13 @@ def ndjson():
         {"type": "text", "text": f"OAuth oauth_consumer_key=\"app\", oauth_token=\"{opaque(30)}\", oauth_signature=\"{sec('Hx3' + rnd(25, B64) + '%3D')}\""},
         {"type": "text", "text": "login with password=" + umlaut_password() + " ok"},
         {"type": "text", "text": "PS C:\\Users\\dev> $env:OPENAI_API_KEY = '" + opaque(30) + "'"},
+        {"type": "text", "text": "~/.netrc:\nmachine git.example.com login bob password " + sec("p@ss!Hx3" + rnd(6) + "#1") + "\n"},
+        {"type": "text", "text": f"deploy: sshpass -p '{password()}' ssh ci@host; sshpass -p {password()} scp a b"},
+        {"type": "text", "text": f"datasource: jdbc:oracle:thin:scott/{password()}@db.example.com:1521/ORCL"},
+        {"type": "text", "text": dumps({"client_key": opaque(32), "DD_APP_KEY": hexsecret(40),
+                                        "hmac_key": opaque(32), "license_key": opaque(29)})},
+        {"type": "text", "text": dumps({"log": dumps({"http": dumps({"body": dumps({"password": password()})})})})},
+        {"type": "text", "text": f"Your new credentials:\n{ghp()}\n\t{openai()}\nBearer {opaque(30)}\n{aws_key()}\n{jwt('user-Hx3-line')}\n"},
         {"type": "text", "text": "rotated: " + ", ".join([
             hf(), npm(), sec("pypi-AgEIcHlwaS5vcmcHx3" + rnd(60, ALNUM + "-_")),
             sec("whsec_Hx3" + rnd(29)), sec("SG.Hx3" + rnd(19, ALNUM + "-_") + "." + rnd(43, ALNUM + "-_")),
