@@ -17,7 +17,10 @@
 //!   `sig`, `code`, `password`, `X-Amz-Signature`, …) and URL passwords
 //!   (`https://user:pass@host`);
 //! - `Bearer …` strings, JWT-looking strings, and well-known key prefixes
-//!   (`sk-…`, `ghp_…`, `github_pat_…`, `xoxb-…`, `AKIA…`).
+//!   (`sk-…`, `ghp_…`, `github_pat_…`, `xoxb-…`, `AKIA…`, `hf_…`, `npm_…`);
+//! - Slack and Discord webhook URLs' tokens; header (name, value) pairs
+//!   of Python and Node dumps; `curl -u user:password`-style command
+//!   lines.
 //!
 //! An `Mcp-Session-Id` or a legacy `sessionId` is not a secret and is kept.
 //! [`analysis`] applies it to the captured strings every report shows
@@ -38,7 +41,8 @@ pub const MARK: &str = "[REDACTED]";
 /// Header names whose value is a credential: the known ones, and any
 /// header whose name says auth, token, secret, API or subscription key,
 /// access or private key, or password (`X-Custom-Auth`,
-/// `Ocp-Apim-Subscription-Key`), and any ending in `-Key`
+/// `Ocp-Apim-Subscription-Key`), signature or credentials
+/// (`X-Hub-Signature-256`), and any ending in `-Key`
 /// (`X-Functions-Key`) but `Idempotency-Key`. `Mcp-Session-Id` is not a
 /// secret.
 fn is_secret_header(name: &str) -> bool {
@@ -58,6 +62,10 @@ fn is_secret_header(name: &str) -> bool {
         "private-key",
         "password",
         "passwd",
+        // `X-Hub-Signature-256`, `X-Slack-Signature`: an HMAC that
+        // authenticates the request; `X-Client-Credentials`.
+        "signature",
+        "credential",
     ]
     .iter()
     .any(|w| n.contains(w));
@@ -180,7 +188,8 @@ impl std::ops::Deref for Folded {
 /// and without `_`/`-`, contains a secret word (`password`, `secret`,
 /// `apikey`, `authkey`, `accountkey`, `subscriptionkey`, …), starts or
 /// ends with `token` or ends with `pwd` (`MYSQL_PWD`), or is `auth`,
-/// `pass`, `pin`, `sig`, `signature`, `code_verifier`; MCP and paging
+/// `pass`, `pin`, `sig`, `signature`, `code_verifier`,
+/// `oauth_signature`, `SAMLResponse` (a signed assertion); MCP and paging
 /// bookkeeping (`progressToken`, `maxTokens`, `tokenCount`) is not.
 fn is_secret_key(name: &str) -> bool {
     let f = folded(name);
@@ -188,7 +197,7 @@ fn is_secret_key(name: &str) -> bool {
     if is_bookkeeping(n) {
         return false;
     }
-    const WORDS: [&str; 20] = [
+    const WORDS: [&str; 24] = [
         "password",
         "passwd",
         "secret",
@@ -209,6 +218,11 @@ fn is_secret_key(name: &str) -> bool {
         "signingkey",
         "encryptionkey",
         "sessionkey",
+        // mTLS and vendor keys (`client_key`, Datadog's `DD_APP_KEY`).
+        "clientkey",
+        "appkey",
+        "hmackey",
+        "licensekey",
     ];
     WORDS.iter().any(|w| n.contains(w))
         || n.ends_with("token")
@@ -217,7 +231,14 @@ fn is_secret_key(name: &str) -> bool {
         || (n.starts_with("token") && !n.starts_with("tokens") && !n.starts_with("tokeniz"))
         || matches!(
             n,
-            "auth" | "pass" | "pin" | "sig" | "signature" | "codeverifier"
+            "auth"
+                | "pass"
+                | "pin"
+                | "sig"
+                | "signature"
+                | "codeverifier"
+                | "oauthsignature"
+                | "samlresponse"
         )
 }
 
@@ -300,7 +321,9 @@ static VALUE_MEMBER: LazyLock<Regex> = LazyLock::new(|| {
 /// its opening quote give the depth; [`json_members`] reads the value.
 static JSON_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"\\*"(?:[A-Za-z0-9_.-]|\\{1,8}u[0-9A-Fa-f]{4}){1,64}\\*""#,
+        // A name may hold spaces and colons (`"API Key"`, `"Client
+        // Secret"` of a tool's table, `"x:access-token"`).
+        r#"\\*"(?:[A-Za-z0-9_.:@$ -]|\\{1,8}u[0-9A-Fa-f]{4}){1,64}\\*""#,
         // Whitespace, also escaped (`\n` in a string), and a raw SSE
         // event's next `data:` line when the value is on it.
         r#"(?:\s|\\{1,8}[nrt])*:(?:\ndata:|\s|\\{1,8}[nrt])*"#
@@ -310,9 +333,23 @@ static JSON_KEY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// URL query parameters `?name=value` / `&name=value` (also `;`, a
 /// fragment's `#name=value`, and `\u0026` for `&` inside a JSON string;
-/// a name may be percent-encoded, `access%5Ftoken`).
+/// a name may be percent-encoded, `access%5Ftoken`; `=` may be
+/// `\u003d`, as Gson writes it).
 static QUERY_PARAM: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"([?&;#]|\\u0026)([A-Za-z0-9_.%-]{1,64})=([^&#\s"'<>\\]*)"#).expect("valid regex")
+    Regex::new(r#"([?&;#]|\\u0026)([A-Za-z0-9_.%-]{1,64})(=|\\u003[dD])([^&#\s"'<>\\]*)"#)
+        .expect("valid regex")
+});
+
+/// The parameters of a URL that is itself percent-encoded in a query
+/// value (`?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3DVALUE%26x%3D1`):
+/// `%3F`/`%26`/`%23`, the name, `%3D`, the value up to the next `%26`
+/// or `%23`.
+static ENCODED_PARAM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"(%3[Ff]|%26|%23)([A-Za-z0-9_.-]{1,64})(%3[Dd])"#,
+        r#"((?:[^%&#\s"'<>\\]|%(?:[013-9A-Fa-f][0-9A-Fa-f]|2[0-57-9A-Fa-f]))*)"#
+    ))
+    .expect("valid regex")
 });
 
 /// `scheme://user:password@host`, the user possibly empty
@@ -335,25 +372,50 @@ static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
 /// by their header, since "Basic" is also an English word).
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)(?-u:\b)(Bearer)(\s+)",
+        r"(?i)((?:(?-u:\b)|\\[nrt])Bearer)(\s+)",
         r"([A-Za-z0-9\-._~+/]{8,}=*|[A-Za-z\-._~+/]*[0-9][A-Za-z0-9\-._~+/]*=*)"
     ))
     .expect("valid regex")
 });
 
-/// JWTs and well-known API key prefixes.
+/// JWTs and well-known API key prefixes, at a word's start or right after
+/// a JSON string's `\n`, `\r` or `\t` escape (a line of a tool's text;
+/// no word boundary is before `ghp_` in `\nghp_…`): [`token_shapes`]
+/// keeps the escape. (Each start is a literal, which keeps the search
+/// fast: an optional letter or a repetition before them costs 20 times.)
 static TOKEN_SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?-u:\b)eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
-        r"|(?-u:\b)sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
-        r"|(?-u:\b)(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}",
-        r"|(?-u:\b)github_pat_[A-Za-z0-9_]{20,}",
-        r"|(?-u:\b)xox[abposr]-[A-Za-z0-9-]{10,}",
-        r"|(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
-        r"|(?-u:\b)AIza[0-9A-Za-z_-]{30,}",
-        r"|(?-u:\b)glpat-[A-Za-z0-9_-]{20,}",
+        r"(?:(?-u:\b)|\\[nrt])(?:eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
+        r"|sk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,}",
+        r"|(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}",
+        r"|github_pat_[A-Za-z0-9_]{20,}",
+        r"|(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}",
+        // Hugging Face, npm, PyPI, DigitalOcean, Shopify, SendGrid keys,
+        // Stripe and Svix webhook secrets.
+        r"|hf_[A-Za-z0-9]{30,}",
+        r"|npm_[A-Za-z0-9]{36,}",
+        r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{40,}",
+        r"|do[opr]_v1_[a-f0-9]{64}",
+        r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+        r"|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+        r"|whsec_[A-Za-z0-9+/=]{24,}",
+        r"|(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)",
+        r"|AIza[0-9A-Za-z_-]{30,}",
+        r"|glpat-[A-Za-z0-9_-]{20,}",
         // Stripe secret and restricted keys.
-        r"|(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        r"|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
+    ))
+    .expect("valid regex")
+});
+
+/// A JWT or a well-known key cut short where a message quotes the first
+/// characters of a line (`first lines: "eyJhbGciOi….eyJzdWIi…"`): too
+/// short for [`TOKEN_SHAPES`], still its start.
+static TOKEN_CUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:(?-u:\b)|\\[nrt])(?:eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*)?",
+        r"|(?:sk-|sk_live_|sk_test_|rk_live_|rk_test_|gh[posur]_|github_pat_|glpat-|xox[abposr]-|xapp-",
+        r"|hf_|npm_|pypi-|whsec_|AKIA|ASIA|AIza)[A-Za-z0-9_-]*)…"
     ))
     .expect("valid regex")
 });
@@ -372,22 +434,74 @@ static FLAG_VALUE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// `token VALUE`, `password VALUE` (a secret's name, a space, and a
-/// value shaped like a credential: see [`token_shaped`]; `token expired`
+/// `token VALUE`, `password VALUE`, `client_secret VALUE` (a secret's
+/// name, also as the last part of a compound one, a space, and a value
+/// shaped like a credential: see [`token_shaped`]; `token expired`
 /// stays).
 static SPACED_VALUE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?-u:\b)(token|password|passwd|secret|api[_-]?key)([ \t]+)([A-Za-z0-9._~+/=-]{6,})",
-    )
+    Regex::new(concat!(
+        r"(?i)((?:(?-u:\b)|\\[nrt])(?:(?:client|access|refresh|auth|app|db|admin|root|user|session|bearer|id|private|master|x)[_-])?",
+        r"(?:token|password|passwd|secret|api[_-]?key))",
+        r"([ \t]+)([A-Za-z0-9._~+/=-]{6,})"
+    ))
+    .expect("valid regex")
+});
+
+/// A (name, value) pair as Python and Node write headers (`(b'set-cookie',
+/// b'sid=…')` in httpcore's traces, `['authorization', 'Bearer …']` of a
+/// raw header list, `["X-Api-Key","…"]` in JSON): its name, and the value
+/// [`pair_value`] reads.
+static HEADER_PAIR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"[(\[][ \t]*b?(\\*['"])([A-Za-z][A-Za-z0-9_-]{0,63})\\*['"]"#,
+        r#"[ \t]*,[ \t]*b?(\\*['"])((?:[^'"\\]|\\[^'"\\])*)"#
+    ))
+    .expect("valid regex")
+});
+
+/// Secrets in URLs of well-known services, after a part that stays: a
+/// Slack or Discord webhook's token (its path's last segment), and a
+/// Kubernetes bearer token sent as a WebSocket subprotocol.
+static URL_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"((?:hooks\.slack\.com(?:\\*/)(?:services|workflows|triggers)(?:\\*/)[A-Za-z0-9]+(?:\\*/)[A-Za-z0-9]+",
+        r"|discord(?:app)?\.com(?:\\*/)api(?:\\*/)webhooks(?:\\*/)[0-9]+)(?:\\*/)",
+        r"|(?:(?-u:\b)|\\[nrt])base64url\.bearer\.authorization\.k8s\.io\.)",
+        r"([A-Za-z0-9_-]{16,})"
+    ))
+    .expect("valid regex")
+});
+
+/// A password where no secret's name is right before it: `curl -u
+/// user:password` (`--user`; `docker run -u 1000:1000` is no password),
+/// `docker login -u bob -p password` (podman, nerdctl, helm), `sshpass
+/// -p password`, `mysql -ppassword`, a `.netrc` line (`machine H login U
+/// password P`, any punctuation in P), an Oracle JDBC URL
+/// (`jdbc:oracle:thin:scott/tiger@host`). Each alternative is the text
+/// kept before the value, and the value.
+static CLI_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r#"((?:(?-u:\b)|\\[nrt])curl[ \t][^\r\n"'\\]*?(?-u:\B)(?:-u|--user)(?:[ \t]+|=)?[^\s:'"\\]+:)([^\s'"\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])(?:(?:docker|podman|nerdctl|helm registry)[ \t]+login[ \t][^\r\n"'\\]*?|sshpass[ \t]+)"#,
+        r#"(?-u:\B)-p[ \t]+'?)([^\s"'\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])mysql(?:dump|admin)?[ \t][^\r\n"'\\]*?(?-u:\B)-p)([^\s"'\\-][^\s"'\\]*)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])machine[ \t]+[^\s"\\]+[ \t]+login[ \t]+[^\s"\\]+[ \t]+password[ \t]+)([^\s"\\]+)"#,
+        r#"|((?:(?-u:\b)|\\[nrt])jdbc:oracle:[a-z]+:@?[^/\s@"'\\]+/)([^@\s"'\\]+@)"#,
+    ))
     .expect("valid regex")
 });
 
 /// `name=` and `name:` in free text (log lines, error messages, SSE data,
 /// the text inside JSON strings); [`free_text`] reads the value after it.
+/// A name's characters may be `\uXXXX` escapes of letters, digits, `_`
+/// and `-`; it may be quoted with `'` or Gson's `\u0027`, and `=` may
+/// be `\u003d`.
 static FREE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"((?:(?-u:\b)[A-Za-z_]|\\{1,2}u[0-9A-Fa-f]{4})",
-        r"(?:[A-Za-z0-9_-]|\\{1,2}u[0-9A-Fa-f]{4}){0,63})('?[ \t]*(?:=(?:>|\\{1,2}u003[eE])?|:)[ \t]*)"
+        r"((?:(?-u:\b)[A-Za-z_]|\\{1,2}u00(?:27|[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|5[Ff]|2[Dd]))",
+        r"(?:[A-Za-z0-9_-]|\\{1,2}u00(?:[46][1-9A-Fa-f]|[57][0-9Aa]|3[0-9]|5[Ff]|2[Dd])){0,63})",
+        r"((?:'|\\{1,2}u0027)?[ \t]*",
+        r"(?:=(?:>|\\{1,2}u003[eE])?|\\{1,2}u003[dD](?:\\{1,2}u003[eE])?|:)[ \t]*)"
     ))
     .expect("valid regex")
 });
@@ -443,10 +557,35 @@ fn free_value(rest: &str) -> (usize, Quote) {
     if rest.starts_with('[') {
         return quoted(1, "]", Quote::None);
     }
-    let n = rest
-        .find(|c: char| c.is_whitespace() || "\"'\\,;&<>(){}[]".contains(c))
-        .unwrap_or(rest.len());
-    (n, Quote::None)
+    (bare_word(rest), Quote::None)
+}
+
+/// The length of the bare word `rest` starts with: up to a space, quote,
+/// backslash, separator or bracket, but through a JSON escape that writes
+/// a character of the word (`p\u00e4ss`, Python's `ensure_ascii`; `\/`,
+/// PHP's slashes), at any string depth.
+fn bare_word(rest: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let n = rest[at..]
+            .find(|c: char| c.is_whitespace() || "\"'\\,;&<>(){}[]".contains(c))
+            .map_or(rest.len(), |n| at + n);
+        let esc = &rest[n..];
+        let slashes = esc.len() - esc.trim_start_matches('\\').len();
+        let after = &esc[slashes..];
+        let hex = after.strip_prefix('u').and_then(|h| h.get(..4));
+        let letter = hex
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32)
+            .is_some_and(|c| c.is_alphanumeric() || "-._~+/=!@$%*".contains(c));
+        if slashes > 0 && letter {
+            at = n + slashes + 5;
+        } else if slashes > 0 && after.starts_with('/') {
+            at = n + slashes + 1;
+        } else {
+            return n;
+        }
+    }
 }
 
 /// The span of the secret value that starts at `at` (after `name=`), and
@@ -455,9 +594,22 @@ fn free_value(rest: &str) -> (usize, Quote) {
 /// Bearer [REDACTED]`).
 fn free_secret(text: &str, at: usize) -> Option<(usize, usize, Quote)> {
     let rest = &text[at..];
+    // `\u0027…\u0027` (Gson's `'`): the text between the two escapes.
+    let slashes = rest.len() - rest.trim_start_matches('\\').len();
+    if slashes > 0 && rest[slashes..].starts_with("u0027") {
+        let open = &rest[..slashes + 5];
+        let body = &rest[open.len()..];
+        let n = body
+            .find(open)
+            .unwrap_or_else(|| body.find(['\r', '\n', '"']).unwrap_or(body.len()));
+        let from = at + open.len();
+        return (n > 0 && &body[..n] != MARK).then_some((from, from + n, Quote::None));
+    }
     let (n, quote) = free_value(rest);
     let v = &rest[..n];
-    if n == 0 || v == MARK || v == quote.mark() {
+    // `cookies: null` (a Node dump), `password=None`: nothing was sent.
+    const NOTHING: [&str; 5] = ["null", "undefined", "None", "nil", "[]"];
+    if n == 0 || v == MARK || v == quote.mark() || NOTHING.contains(&v) {
         return None;
     }
     const SCHEMES: [&str; 5] = ["bearer", "basic", "token", "digest", "negotiate"];
@@ -483,6 +635,41 @@ fn token_shaped(v: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b))
 }
 
+/// The name of a [`FREE_NAME`] match `m` (the text before it is
+/// `before`), and whether it names a file (a path's last part:
+/// `/tmp/secret: cannot read`, `C:\\dir\\token: …`, `logs/x.token: …`).
+/// A name right after a JSON string's `\n`, `\r` or `\t` escape
+/// (`…\nAWS_SECRET_ACCESS_KEY=…`, a header line in a string) starts after
+/// that escape's letter; a dotted name (`env.SECRET_KEY=…`,
+/// `spring.datasource.password=…`) is a setting's, not a file's, unless
+/// the word it ends holds a slash. `None` when nothing is left of it.
+fn free_name<'t>(before: &str, m: &'t str) -> Option<(&'t str, bool)> {
+    let mut raw = &m[..m.find([' ', '\t', '=', ':', '\'']).unwrap_or(m.len())];
+    let slashes = before.len() - before.trim_end_matches('\\').len();
+    if slashes > 0 && raw.starts_with(['n', 'r', 't']) {
+        raw = &raw[1..];
+        return (!raw.is_empty()).then_some((raw, false));
+    }
+    let in_path = if slashes > 0 || before.ends_with('/') {
+        true
+    } else if let Some(dotted) = before.strip_suffix('.') {
+        let word = dotted
+            .rsplit(|c: char| c.is_whitespace() || "\"'=:,;([{".contains(c))
+            .next()
+            .unwrap_or("");
+        // After a JSON string's line end (`…\nspring.datasource.password`).
+        let word = ["\\n", "\\r", "\\t"]
+            .iter()
+            .filter_map(|e| word.rfind(e).map(|i| &word[i + 2..]))
+            .min_by_key(|w| w.len())
+            .unwrap_or(word);
+        word.contains(['/', '\\'])
+    } else {
+        false
+    };
+    Some((raw, in_path))
+}
+
 /// Secrets written as `name=value`, `name: value` or `name => value` in
 /// free text, with the names of the JSON member rule (`password=…`,
 /// `token: …`, `api_key: …`, `'password': '…'`), a secret header's name
@@ -495,12 +682,12 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         // The name is the match up to its separator (no capture groups
         // needed: a search for captures costs several times a find).
         let m = all.as_str();
-        let raw = &m[..m.find([' ', '\t', '=', ':', '\'']).unwrap_or(m.len())];
+        let Some((raw, in_path)) = free_name(&text[..all.start()], m) else {
+            continue;
+        };
         // A name written with JSON escapes (`pass\u0077ord=…` inside a
         // string) means what it decodes to.
         let name: &str = &decoded_key(raw);
-        // A name inside a path (`/tmp/secret: cannot read`) is a file's.
-        let in_path = text[..all.start()].ends_with(['/', '\\', '.']);
         // A header's name written in text (`… Ocp-Apim-Subscription-Key:
         // 0123` in a tool result or an error message, not at a line's
         // start) names a credential as its header line does; only
@@ -511,12 +698,18 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         if all.start() < done || in_path || !(is_secret_key(name) || header || code) {
             continue;
         }
-        let Some((start, mut end, quote)) = free_secret(&text, all.end()) else {
+        let value = free_secret(&text, all.end()).or_else(|| yaml_block(&text, all.end()));
+        let Some((start, end, quote)) = value else {
             continue;
         };
         if code && !token_shaped(&text[start..end]) {
             continue;
         }
+        let (start, mut end) = if quote == Quote::None && m.trim_end().ends_with(':') {
+            yaml_value(&text, all.start(), start, end)
+        } else {
+            (start, end)
+        };
         if matches!(&*f, "cookie" | "setcookie") && quote == Quote::None {
             // Cookies are `a=1; b=2`: the whole rest of the line (or of
             // the JSON string) is theirs.
@@ -534,6 +727,55 @@ fn free_text(text: Cow<'_, str>) -> Cow<'_, str> {
         .map(|(s, e, q)| (s, e, q.mark()))
         .collect();
     splice(text, edits)
+}
+
+/// YAML's block scalar indicators.
+const YAML_BLOCKS: [&str; 6] = [">-", ">+", "|-", "|+", ">", "|"];
+
+/// A YAML block scalar's indicator at `at` (`api_key: >-` and the value
+/// on the next line), for [`yaml_value`] to read on.
+fn yaml_block(text: &str, at: usize) -> Option<(usize, usize, Quote)> {
+    let rest = &text[at..];
+    let b = YAML_BLOCKS.iter().find(|b| rest.starts_with(**b))?;
+    rest[b.len()..]
+        .starts_with(['\r', '\n', '\\'])
+        .then_some((at, at + b.len(), Quote::None))
+}
+
+/// A YAML-style value (`name:` first on its line, raw or in a JSON
+/// string after a `\n` escape) that [`free_secret`] read as the word at
+/// `start..end`: a plain value runs to the line's end (`password: correct
+/// horse battery`), a block scalar's indicator (`>-`, `|`) stands for the
+/// next line.
+fn yaml_value(text: &str, name_at: usize, start: usize, end: usize) -> (usize, usize) {
+    let before = text[..name_at].trim_end_matches([' ', '\t']);
+    let escaped_eol = before.ends_with(['n', 'r']) && before[..before.len() - 1].ends_with('\\');
+    if !(before.is_empty() || before.ends_with(['\n', '\r']) || escaped_eol) {
+        return (start, end);
+    }
+    let line_end = |from: usize| {
+        let rest = &text[from..];
+        from + rest[..rest.find(['\r', '\n', '\\', '"']).unwrap_or(rest.len())]
+            .trim_end()
+            .len()
+    };
+    if !YAML_BLOCKS.contains(&&text[start..end]) {
+        return (start, line_end(start).max(end));
+    }
+    // The next line: a raw line end or a `\n` escape, then its indent.
+    let rest = &text[end..];
+    let eol = rest.trim_start_matches(['\r', '\n']);
+    let eol = if eol.len() < rest.len() {
+        eol
+    } else {
+        let e = rest.trim_start_matches('\\');
+        match e.strip_prefix('n') {
+            Some(e) if e.len() + 1 < rest.len() => e,
+            _ => return (start, end),
+        }
+    };
+    let from = text.len() - eol.trim_start_matches([' ', '\t']).len();
+    (from, line_end(from).max(from))
 }
 
 /// `text` with each edit `(start, end, replacement)` made (in order, none
@@ -709,6 +951,25 @@ fn name_value_objects(text: Cow<'_, str>) -> Cow<'_, str> {
     splice(text, edits)
 }
 
+/// A name/value object as Node's `util.inspect` and Python's `repr`
+/// write it (`{ name: 'X-Api-Key', value: '…' }`, `{'name': 'pin',
+/// 'value': '…'}`; undici's header lists, a HAR in a Python dump): the
+/// name, and the value.
+static INSPECT_NAME_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\{[ \t]*'?name'?[ \t]*:[ \t]*'([^'\\]*)',[ \t\r\n]*",
+        r"'?value'?[ \t]*:[ \t]*'((?:[^'\\]|\\.)*)"
+    ))
+    .expect("valid regex")
+});
+
+/// The name of an [`INSPECT_NAME_VALUE`] match.
+fn inspect_name(m: &str) -> &str {
+    let after = &m[m.find(':').map_or(0, |i| i + 1)..];
+    let after = after.trim_start_matches([' ', '\t', '\'']);
+    &after[..after.find('\'').unwrap_or(after.len())]
+}
+
 /// The header name of a [`HEADER_LINE`] match (its second group).
 fn header_name(m: &str) -> &str {
     let m = m.trim_start_matches([' ', '\t', '>']);
@@ -731,7 +992,13 @@ fn member_key(m: &str) -> &str {
 /// percent-decoded (`access%5Ftoken` is `access_token`).
 fn param_name(m: &str) -> Cow<'_, str> {
     let m = m.strip_prefix("\\u0026").unwrap_or_else(|| &m[1..]);
-    percent_decoded(&m[..m.find('=').unwrap_or(m.len())])
+    percent_decoded(&m[..m.find(['=', '\\']).unwrap_or(m.len())])
+}
+
+/// The parameter name of an [`ENCODED_PARAM`] match.
+fn encoded_param_name(m: &str) -> Cow<'_, str> {
+    let m = &m[3..];
+    percent_decoded(&m[..m.find('%').unwrap_or(m.len())])
 }
 
 /// `name` with `%XX` escapes decoded (a name is ASCII; others stay).
@@ -834,6 +1101,23 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         },
     );
     t = name_value_objects(t);
+    t = apply_where(
+        t,
+        &INSPECT_NAME_VALUE,
+        |m| {
+            let n = inspect_name(m);
+            is_secret_header(n) || is_secret_param(n)
+        },
+        |c| {
+            let all = c.get(0).expect("match");
+            let v = c.get(2).expect("value");
+            if (is_secret_header(&c[1]) || is_secret_param(&c[1])) && v.as_str() != MARK {
+                format!("{}{MARK}", &all.as_str()[..v.start() - all.start()])
+            } else {
+                all.as_str().to_string()
+            }
+        },
+    );
     t = apply(t, &COOKIES, |c| {
         VALUE_MEMBER
             .replace_all(&c[0], |v: &Captures<'_>| {
@@ -848,7 +1132,19 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         |m| is_secret_param(&param_name(m)),
         |c| {
             if is_secret_param(&percent_decoded(&c[2])) {
-                format!("{}{}={}", &c[1], &c[2], mark_unless_done(&c[3]))
+                format!("{}{}{}{}", &c[1], &c[2], &c[3], mark_unless_done(&c[4]))
+            } else {
+                c[0].to_string()
+            }
+        },
+    );
+    t = apply_where(
+        t,
+        &ENCODED_PARAM,
+        |m| is_secret_param(&encoded_param_name(m)),
+        |c| {
+            if is_secret_param(&c[2]) {
+                format!("{}{}{}{}", &c[1], &c[2], &c[3], mark_unless_done(&c[4]))
             } else {
                 c[0].to_string()
             }
@@ -857,10 +1153,60 @@ pub fn redact(text: &str) -> Cow<'_, str> {
     t = apply(t, &URL_PASSWORD, |c| {
         format!("{}{}{}", &c[1], mark_unless_done(&c[2]), &c[3])
     });
+    t = apply(t, &URL_TOKEN, |c| format!("{}{MARK}", &c[1]));
+    t = apply_where(t, &HEADER_PAIR, pair_may_change, pair_value);
     t = apply(t, &BEARER, |c| format!("{}{}{MARK}", &c[1], &c[2]));
-    t = apply(t, &TOKEN_SHAPES, |_| MARK.to_string());
+    t = token_shapes(t, &TOKEN_SHAPES, "");
+    t = token_shapes(t, &TOKEN_CUT, "…");
     t = apply(t, &PEM_KEY, |c| format!("{}{MARK}", &c[1]));
-    t = apply(t, &SPACED_VALUE, |c| {
+    free_text(command_lines(t))
+}
+
+/// Matches of [`TOKEN_SHAPES`] or [`TOKEN_CUT`] replaced with [`MARK`]
+/// and `tail`, the `\n` escape one opens with kept.
+fn token_shapes<'a>(text: Cow<'a, str>, re: &Regex, tail: &str) -> Cow<'a, str> {
+    let edits: Vec<_> = re
+        .find_iter(&text)
+        .map(|m| {
+            let keep = if m.as_str().starts_with('\\') { 2 } else { 0 };
+            (m.start() + keep, m.end(), format!("{MARK}{tail}"))
+        })
+        .collect();
+    splice(text, edits)
+}
+
+/// Whether a [`HEADER_PAIR`] match names a secret: a secret's name
+/// (`authorization`, `cookie`, `x-amz-security-token`) or a hyphenated
+/// secret header's (`x-functions-key`).
+fn pair_is_secret(name: &str) -> bool {
+    is_secret_key(name) || (name.contains('-') && is_secret_header(name))
+}
+
+/// [`pair_is_secret`] on a [`HEADER_PAIR`] match alone.
+fn pair_may_change(m: &str) -> bool {
+    let name = m.trim_start_matches(['(', '[', ' ', '\t', 'b', '\\', '\'', '"']);
+    let end = name
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(name.len());
+    pair_is_secret(&name[..end])
+}
+
+/// A [`HEADER_PAIR`] match with its value redacted, when its name is a
+/// secret's and the value is quoted as the name is (a pair, not two
+/// unrelated strings).
+fn pair_value(c: &Captures<'_>) -> String {
+    let all = c.get(0).expect("match");
+    let value = c.get(4).expect("value");
+    if !pair_is_secret(&c[2]) || c[1] != c[3] || value.as_str() == MARK {
+        return all.as_str().to_string();
+    }
+    format!("{}{MARK}", &all.as_str()[..value.start() - all.start()])
+}
+
+/// Secrets of command lines and prose: `token VALUE`, `--password
+/// VALUE`, `curl -u user:VALUE`, `docker login -p VALUE` ([`CLI_PASSWORD`]).
+fn command_lines(text: Cow<'_, str>) -> Cow<'_, str> {
+    let mut t = apply(text, &SPACED_VALUE, |c| {
         if token_shaped(&c[3]) {
             format!("{}{}{MARK}", &c[1], &c[2])
         } else {
@@ -882,7 +1228,18 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             }
         },
     );
-    free_text(t)
+    apply(t, &CLI_PASSWORD, |c| {
+        let (kept, value) = [(1, 2), (3, 4), (5, 6), (7, 8), (9, 10)]
+            .into_iter()
+            .find_map(|(k, v)| Some((c.get(k)?, c.get(v)?)))
+            .expect("one alternative matched");
+        // The JDBC URL's password ends at its `@`, which stays.
+        let (value, at) = match value.as_str().strip_suffix('@') {
+            Some(v) => (v, "@"),
+            None => (value.as_str(), ""),
+        };
+        format!("{}{}{at}", kept.as_str(), mark_unless_done(value))
+    })
 }
 
 /// [`redact`] into an owned string, in place.
@@ -1406,6 +1763,181 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    /// Shapes the third held-back corpus (`tests/data/hostile/third/`)
+    /// found leaking, each with the exact redacted text.
+    #[test]
+    fn third_corpus_shapes() {
+        let cases: [(&str, &str); 35] = [
+            // Signature and credentials headers.
+            (
+                "X-Hub-Signature-256: sha256=LEAKab12\nX-Client-Credentials: c1\nAccept: */*",
+                "X-Hub-Signature-256: [REDACTED]\nX-Client-Credentials: [REDACTED]\nAccept: */*",
+            ),
+            // A name right after a `\n` escape in a JSON string.
+            (
+                r#"{"t":"env:\nAWS_SECRET_ACCESS_KEY=LEAK/x+y\nNODE_ENV=production"}"#,
+                r#"{"t":"env:\nAWS_SECRET_ACCESS_KEY=[REDACTED]\nNODE_ENV=production"}"#,
+            ),
+            (
+                r#"{"h":"X-API-KEY: k1\r\nx-auth-token: LEAK-t2"}"#,
+                r#"{"h":"X-API-KEY: [REDACTED]\r\nx-auth-token: [REDACTED]"}"#,
+            ),
+            // Dotted setting names; a file's name stays.
+            (
+                r#""a\nspring.datasource.password=LEAK-d2\nspring.datasource.username=app""#,
+                r#""a\nspring.datasource.password=[REDACTED]\nspring.datasource.username=app""#,
+            ),
+            ("env.SECRET_KEY=LEAK-d1 x", "env.SECRET_KEY=[REDACTED] x"),
+            ("logs/x.token: cannot read", "logs/x.token: cannot read"),
+            (
+                "retry with client_secret LEAK-s1x later; the access_token expired",
+                "retry with client_secret [REDACTED] later; the access_token expired",
+            ),
+            // Header pairs of Python and Node dumps.
+            (
+                "[(b'set-cookie', b'sid=LEAK; Path=/'), (b'content-type', b'text/plain')]",
+                "[(b'set-cookie', b'[REDACTED]'), (b'content-type', b'text/plain')]",
+            ),
+            (
+                r#"[["Authorization", "Basic dXNlcjpwYXNz"], ['author', 'Jane']]"#,
+                r#"[["Authorization", "[REDACTED]"], ['author', 'Jane']]"#,
+            ),
+            // Webhook tokens and a Kubernetes bearer subprotocol.
+            (
+                "https://hooks.slack.com/services/T0A1B2C3D/B0E4F5G6H/abcdefghijklmnopqrstuvwx",
+                "https://hooks.slack.com/services/T0A1B2C3D/B0E4F5G6H/[REDACTED]",
+            ),
+            (
+                r#""https:\/\/discord.com\/api\/webhooks\/123456\/abcdefghijklmnopqrstuvwxyz0123""#,
+                r#""https:\/\/discord.com\/api\/webhooks\/123456\/[REDACTED]""#,
+            ),
+            (
+                "mcp, base64url.bearer.authorization.k8s.io.abcdefghijklmnop1234",
+                "mcp, base64url.bearer.authorization.k8s.io.[REDACTED]",
+            ),
+            // Command lines without a secret's name.
+            (
+                "repro: curl -u bob:LEAK-c1 https://ci/",
+                "repro: curl -u bob:[REDACTED] https://ci/",
+            ),
+            (
+                "docker login -u ci -p LEAK-c2 registry.example.com",
+                "docker login -u ci -p [REDACTED] registry.example.com",
+            ),
+            ("mysql -uroot -pLEAKc3 app", "mysql -uroot -p[REDACTED] app"),
+            (
+                "http --auth bob:LEAK-c4 :8080",
+                "http --auth [REDACTED] :8080",
+            ),
+            // Key prefixes.
+            (
+                "hf_abcdefghijklmnopqrstuvwxyzABCDEF, npm_abcdefghijklmnopqrstuvwxyz0123456789",
+                "[REDACTED], [REDACTED]",
+            ),
+            (
+                "whsec_abcdefghijklmnopqrstuvwxyz SG.abcdefghijklmnop.qrstuvwxyzABCDEF",
+                "[REDACTED] [REDACTED]",
+            ),
+            // Gson's escapes: `=` `&` `'` as \u003d \u0026 \u0027.
+            (
+                r"cb?code\u003dLEAKcode12\u0026state\u003dok; db password\u003dLEAK-g2; x",
+                r"cb?code\u003d[REDACTED]\u0026state\u003dok; db password\u003d[REDACTED]; x",
+            ),
+            (
+                r"{\u0027api_key\u0027: \u0027LEAK-g3\u0027}",
+                r"{\u0027api_key\u0027: \u0027[REDACTED]\u0027}",
+            ),
+            // Member names with spaces and colons.
+            (
+                r#"{"Display Name":"bob","API Key":"LEAK","Client Secret":"LEAK","x:access-token":"LEAK"}"#,
+                r#"{"Display Name":"bob","API Key":"[REDACTED]","Client Secret":"[REDACTED]","x:access-token":"[REDACTED]"}"#,
+            ),
+            // Name/value objects of util.inspect and repr.
+            (
+                "HeadersList { cookies: null, m: { name: 'X-Api-Key', value: 'LEAK-u1' }, { name: 'Accept', value: 'text/html' } }",
+                "HeadersList { cookies: null, m: { name: 'X-Api-Key', value: '[REDACTED]' }, { name: 'Accept', value: 'text/html' } }",
+            ),
+            (
+                "{'name': 'pin', 'value': 'LEAK-u2'}",
+                "{'name': 'pin', 'value': '[REDACTED]'}",
+            ),
+            // A percent-encoded URL in a query value.
+            (
+                "?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3DLEAK-e1%26state%3D1%26q%3Dshoes",
+                "?next=https%3A%2F%2Fapp%2Fcb%3Faccess_token%3D[REDACTED]%26state%3D1%26q%3Dshoes",
+            ),
+            // YAML in a JSON string: a plain value to the line's end, a
+            // block scalar's next line.
+            (
+                r#""db:\n    password: correct horse battery\n    api_key: >-\n      LEAK-y2\n    port: 5432""#,
+                r#""db:\n    password: [REDACTED]\n    api_key: >-\n      [REDACTED]\n    port: 5432""#,
+            ),
+            // Escaped letters and slashes inside a bare value.
+            (
+                r"login with password=p\u00e4ssw\u00f6rd-9 ok; token=abc\/def+ghi",
+                r"login with password=[REDACTED] ok; token=[REDACTED]",
+            ),
+            (
+                r#"OAuth oauth_token="LEAK1", oauth_signature="LEAK2%3D""#,
+                r#"OAuth oauth_token="[REDACTED]", oauth_signature="[REDACTED]""#,
+            ),
+            (
+                "POST /acs SAMLResponse=PHNhbWxw&RelayState=%2Fhome",
+                "POST /acs SAMLResponse=[REDACTED]&RelayState=%2Fhome",
+            ),
+            // Tokens cut where a message quotes a line's start.
+            (
+                "first lines: line 1 \"eyJhbGciOiJSUzI1NiJ9.eyJzdWIi…\", line 2 \"ghp_abc…\"",
+                "first lines: line 1 \"[REDACTED]…\", line 2 \"[REDACTED]…\"",
+            ),
+            // Nothing sent is no secret.
+            ("password=None, token: null", "password=None, token: null"),
+            ("docker run -u 1000:1000 img", "docker run -u 1000:1000 img"),
+            (
+                "machine git.example.com login bob password p@ss!w0rd#1\nnext",
+                "machine git.example.com login bob password [REDACTED]\nnext",
+            ),
+            (
+                "sshpass -p 'LEAK-s1' ssh ci@host; sshpass -p LEAK-s2 scp a b",
+                "sshpass -p '[REDACTED]' ssh ci@host; sshpass -p [REDACTED] scp a b",
+            ),
+            (
+                "jdbc:oracle:thin:scott/LEAK-j1@db.example.com:1521/ORCL",
+                "jdbc:oracle:thin:scott/[REDACTED]@db.example.com:1521/ORCL",
+            ),
+            (
+                r#"{"client_key":"LEAK","DD_APP_KEY":"LEAK","hmac_key":"LEAK","license_key":"LEAK","key":"k"}"#,
+                r#"{"client_key":"[REDACTED]","DD_APP_KEY":"[REDACTED]","hmac_key":"[REDACTED]","license_key":"[REDACTED]","key":"k"}"#,
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(r(input), want, "{input}");
+        }
+    }
+
+    /// Token shapes opening a line of a JSON string's text (after its
+    /// `\n` escape, at any depth), where no word boundary is.
+    #[test]
+    fn token_shapes_after_an_escape() {
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln";
+        let input = format!(
+            r"a\nghp_abcdefghijklmnopqrstuvwxyz0123456789 b\tsk-proj-abcdefghijklmnopqrstuvwx c\\nBearer abcdefgh123 d\rAKIAABCDEFGHIJKLMNOP e\n{jwt}\ncurl -u bob:pw1 x\nclient_secret s3cr3t-1"
+        );
+        assert_eq!(
+            r(&input),
+            r"a\n[REDACTED] b\t[REDACTED] c\\nBearer [REDACTED] d\r[REDACTED] e\n[REDACTED]\ncurl -u bob:[REDACTED] x\nclient_secret [REDACTED]"
+        );
+        // `\n` before an ordinary word changes nothing.
+        for s in [
+            r"a\nnotes b",
+            r"x\nBearer tokens",
+            r"\tskip-this",
+            "tsk-proj-abcdefghijklmnopqrstuvwx",
+        ] {
+            assert_eq!(r(s), s);
         }
     }
 
