@@ -1241,29 +1241,6 @@ fn out_dir_of(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The findings of a summary as (kind, severity, id, file name, line).
-fn kinds(s: &serde_json::Value) -> Vec<(String, String, serde_json::Value, String, u64)> {
-    s["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let file = f["file"].as_str().unwrap_or("");
-            (
-                f["kind"].as_str().unwrap().to_string(),
-                f["severity"].as_str().unwrap().to_string(),
-                f["id"].clone(),
-                Path::new(file)
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned(),
-                f["location"]["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn rotated_bridge_logs_read_as_the_whole_log() {
     // tests/data/real4/rotation-bridges (README there): real mcp-remote and
@@ -1297,17 +1274,9 @@ fn rotated_bridge_logs_read_as_the_whole_log() {
         assert_eq!(s["totals"]["pairs"], counts.2, "{stem}");
         let want: Vec<_> = cancels
             .iter()
-            .map(|&(f, l)| {
-                (
-                    "cancelled_request".to_string(),
-                    "info".to_string(),
-                    12.into(),
-                    f.to_string(),
-                    l,
-                )
-            })
+            .map(|&(f, l)| row("cancelled_request", "info", 12.into(), l, f))
             .collect();
-        assert_eq!(kinds(&s), want, "{stem}");
+        assert_eq!(found(&s), want, "{stem}");
         // The whole log: the same counts and findings.
         let mut whole = std::fs::read(&older).unwrap();
         whole.extend(std::fs::read(&newer).unwrap());
@@ -1320,7 +1289,7 @@ fn rotated_bridge_logs_read_as_the_whole_log() {
         assert_eq!(code, Some(0), "{stem} whole: {err}");
         assert_eq!(s["totals"]["sessions"], sessions, "{stem} whole");
         assert_eq!(totals(&s), counts, "{stem} whole");
-        assert_eq!(kinds(&s).len(), cancels.len(), "{stem} whole");
+        assert_eq!(found(&s).len(), cancels.len(), "{stem} whole");
     }
 }
 
@@ -1345,13 +1314,13 @@ fn a_log_cut_inside_a_line_has_lost_its_end() {
     let (code, err, s) = run("cut-end", &[cut.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
-        kinds(&s),
-        vec![(
-            "missing_response".to_string(),
-            "info".to_string(),
+        found(&s),
+        vec![row(
+            "missing_response",
+            "info",
             11.into(),
-            "mr-cut.log".to_string(),
-            293
+            293,
+            "mr-cut.log"
         )]
     );
     assert_eq!(
@@ -1369,13 +1338,13 @@ fn a_log_cut_inside_a_line_has_lost_its_end() {
     let (code, _, s) = run("cut-end-snapshot", &[snap.to_str().unwrap()]);
     assert_eq!(code, Some(1));
     assert_eq!(
-        kinds(&s),
-        vec![(
-            "missing_response".to_string(),
-            "error".to_string(),
+        found(&s),
+        vec![row(
+            "missing_response",
+            "error",
             11.into(),
-            "mr-snapshot.log".to_string(),
-            293
+            293,
+            "mr-snapshot.log"
         )]
     );
 }
