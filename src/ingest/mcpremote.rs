@@ -180,9 +180,17 @@ pub fn claims(line: &str) -> bool {
         matches!(
             split(rest),
             McpRemoteLine::Summary { .. } | McpRemoteLine::Named { .. }
-        )
+        ) || STARTUP.iter().any(|s| rest.starts_with(s))
     })
 }
+
+/// What mcp-remote 0.15 writes as it connects, before any message (and
+/// all a log of a server it could not reach holds): claimed, so such a log
+/// is "an mcp-remote log with no traffic", not an unknown format.
+const STARTUP: [&str; 2] = [
+    "Connecting to remote server: ",
+    "Using transport strategy: ",
+];
 
 /// A line that starts a new log line (so ends a pretty body).
 fn is_start(line: &str) -> bool {
@@ -525,6 +533,10 @@ mod tests {
         // A bare `[PID] ` (JSON `[17924]`) and start-up lines never claim.
         assert!(!claims("[17924] "));
         assert!(!claims("[17924] Local STDIO server running"));
+        assert!(claims(
+            "[16176] [16176] Connecting to remote server: http://127.0.0.1:18999/mcp"
+        ));
+        assert!(claims("[16176] Using transport strategy: http-first"));
         assert!(!claims("[17924] {"));
     }
 
