@@ -230,7 +230,9 @@ fn stream_blocks(
     problems.extend(walked.errors);
     let mut l = loaded(display, reader.bytes, parsed, problems, fatal);
     l.info.exact_offsets = exact_offsets;
-    l.info.ends_inside_line = reader.last_byte.is_some_and(|b| b != b'\n' && b != b'\r');
+    if damaged || reader.last_byte.is_some_and(|b| b != b'\n' && b != b'\r') {
+        l.info.cut_file = Some(l.info.file.clone());
+    }
     l.info.sessions = walked
         .results
         .iter()
@@ -521,6 +523,11 @@ fn load_pair(name: &str, c2s: &Path, s2c: &Path, file_index: u32) -> Loaded {
         _ => display,
     };
     let mut l = finish(display, bytes, parsed, errors, fatal);
+    l.info.cut_file = halves
+        .iter()
+        .flatten()
+        .find(|f| f.damage.is_some() || ends_inside_line(&f.text))
+        .map(|f| f.display.clone());
     if halves[0].is_some() {
         l.info.partner = halves[1].as_ref().map(|f| f.display.clone());
     } else if let Some(f) = &halves[1] {
@@ -528,6 +535,11 @@ fn load_pair(name: &str, c2s: &Path, s2c: &Path, file_index: u32) -> Loaded {
         l.info.partner = Some(f.display.clone());
     }
     l
+}
+
+/// Whether a text ends inside a line (no line end after its last one).
+fn ends_inside_line(text: &str) -> bool {
+    !text.is_empty() && !text.ends_with(['\n', '\r'])
 }
 
 /// Both halves of a pair (`None` when absent or unreadable), the error
@@ -692,7 +704,9 @@ fn load_read(
     let (errors, damaged) = decode_problems(&file.warnings, file.damage.as_ref());
     let mut l = finish(display, file.bytes, parsed, errors, damaged);
     l.info.exact_offsets = exact_offsets;
-    l.info.ends_inside_line = !file.text.is_empty() && !file.text.ends_with(['\n', '\r']);
+    if damaged || ends_inside_line(&file.text) {
+        l.info.cut_file = Some(l.info.file.clone());
+    }
     if fmt == Format::Unknown {
         l.fatal = true;
     }
@@ -821,7 +835,7 @@ fn loaded(
             other_lines: parsed.other_lines,
             partner: None,
             exact_offsets: false,
-            ends_inside_line: false,
+            cut_file: None,
         },
         fatal: fatal || parsed.incomplete,
         one_direction: parsed.one_direction,

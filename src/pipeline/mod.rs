@@ -435,6 +435,9 @@ fn name_start_gap(infos: &[InputInfo], r: &mut SessionResult) {
 /// rotated one: that file's input index and name (`analyze_loaded`).
 type Ends = Vec<Option<(usize, String)>>;
 
+/// How a cut file is said in `end_missing` details.
+const CUT: &str = "was cut (it ends inside a line, or its compressed stream ends early: cut while it was written or copied)";
+
 /// Why a log's end is missing (`end_missing`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum EndWhy {
@@ -461,7 +464,8 @@ fn cut_end(
         }
     }
     let info = infos.get(newest)?;
-    (info.ends_inside_line && info.format == "stdio").then(|| (newest, info.file.clone()))
+    let cut = info.cut_file.as_ref()?;
+    (info.format == "stdio").then(|| (newest, cut.clone()))
 }
 
 /// The `end_missing` capture gap (DESIGN.md rule 12): session `r` comes
@@ -513,11 +517,26 @@ fn end_missing(
                     end.1
                 ),
                 EndWhy::Cut => format!(
-                    "{what} {} has no response in the capture, but {} ends inside a line (cut while it was written or copied): the log goes on past its end (a capture gap), and its answer may be there",
+                    "{what} {} has no response in the capture, but {} {CUT}: the log goes on past its end (a capture gap), and its answer may be there",
                     q.id.json_text(),
                     end.1
                 ),
             };
+            explained = true;
+        }
+    }
+    // A pair with a cut half: an answer to a request in the part lost.
+    if why == EndWhy::Cut && infos.get(r.input).is_some_and(|i| i.partner.is_some()) {
+        for f in r
+            .findings
+            .iter_mut()
+            .filter(|f| f.kind == FindingKind::UnknownIdResponse && !f.gap)
+        {
+            f.gap = true;
+            f.detail.push_str(&format!(
+                "; but {} {CUT}: the request it answers may be in the part lost (a capture gap)",
+                end.1
+            ));
             explained = true;
         }
     }

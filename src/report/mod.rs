@@ -89,11 +89,13 @@ pub struct InputInfo {
     /// byte range (`source::evidence`) instead of by reading the file again.
     #[serde(skip)]
     pub exact_offsets: bool,
-    /// Its text ends inside a line (no line end after the last one): a log
-    /// cut while it was written or copied, so it goes on past its end
-    /// (`end_missing`, DESIGN.md rule 12). Not written to summary.json.
+    /// The file of it (itself, or a pair's half) whose end was lost: its
+    /// text ends inside a line (no line end after the last one: cut while
+    /// written or copied) or its compressed stream is cut. The log goes on
+    /// past its end (`end_missing`, DESIGN.md rule 12). Not written to
+    /// summary.json.
     #[serde(skip)]
-    pub ends_inside_line: bool,
+    pub cut_file: Option<String>,
 }
 
 /// Everything a renderer needs.

@@ -1326,7 +1326,7 @@ fn a_log_cut_inside_a_line_has_lost_its_end() {
     assert_eq!(
         s["findings"][0]["detail"],
         format!(
-            "tools/call 11 has no response in the capture, but {} ends inside a line (cut while it was written or copied): the log goes on past its end (a capture gap), and its answer may be there",
+            "tools/call 11 has no response in the capture, but {} was cut (it ends inside a line, or its compressed stream ends early: cut while it was written or copied): the log goes on past its end (a capture gap), and its answer may be there",
             cut.display()
         )
     );
@@ -1346,5 +1346,69 @@ fn a_log_cut_inside_a_line_has_lost_its_end() {
             293,
             "mr-snapshot.log"
         )]
+    );
+}
+
+#[test]
+fn a_cut_pair_half_and_a_cut_gzip_stream_have_lost_their_end() {
+    // tests/data/real4/pair-progress: a healthy TS SDK stdio tee pair (21
+    // requests, 20 answered, id 12 cancelled). Its server-to-client half
+    // cut at byte 2000 (inside line 3), as a tee still being written: the
+    // 16 requests whose answers were in the lost part and the client's 3
+    // answers to server requests it lost are capture gaps (info), not 19
+    // errors; exit 0.
+    let dir = root().join("tests/data/real4/pair-progress");
+    let tmp = out_dir("cut-pair-inputs");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let c2s = tmp.join("ts-stdio.client-to-server.jsonl");
+    std::fs::copy(dir.join("ts-stdio.client-to-server.jsonl"), &c2s).unwrap();
+    let s2c = std::fs::read(dir.join("ts-stdio.server-to-client.jsonl")).unwrap();
+    std::fs::write(tmp.join("ts-stdio.server-to-client.jsonl"), &s2c[..2000]).unwrap();
+    let (code, err, s) = run("cut-pair", &[c2s.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let by = &s["findings_by_kind"];
+    assert_eq!(
+        (&by["missing_response"], &by["unknown_id_response"]),
+        (&16.into(), &3.into())
+    );
+    assert!(
+        s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["severity"] == "info")
+    );
+    let unknown = s["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "unknown_id_response")
+        .unwrap();
+    assert!(
+        unknown["detail"].as_str().unwrap().ends_with(&format!(
+            "; but {} was cut (it ends inside a line, or its compressed stream ends early: cut while it was written or copied): the request it answers may be in the part lost (a capture gap)",
+            tmp.join("ts-stdio.server-to-client.jsonl").display()
+        )),
+        "{unknown}"
+    );
+    // The real mcp-remote --debug log of rotation-bridges, gzipped and cut
+    // at byte 3000 of the stream: its whole lines are read, the input is
+    // incomplete (exit 2), and no request of it is an error.
+    let rb = root().join("tests/data/real4/rotation-bridges");
+    let mut whole = std::fs::read(rb.join("mr-debug.log.1")).unwrap();
+    whole.extend(std::fs::read(rb.join("mr-debug.log")).unwrap());
+    let gz_path = tmp.join("mr-debug.log.gz");
+    std::fs::write(&gz_path, &gz(&whole)[..3000]).unwrap();
+    let (code, err, s) = run("cut-gzip", &[gz_path.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(s["findings_by_kind"]["missing_response"].as_u64().unwrap() >= 1);
+    assert!(
+        s["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["severity"] == "info"),
+        "{}",
+        s["findings"]
     );
 }
