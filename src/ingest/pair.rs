@@ -109,7 +109,7 @@ impl LineReader for Half<'_> {
     fn line<'a>(&mut self, sink: &mut LineSink<'a>, line: Line<'a>, _: &mut Lines<'a>) {
         let at = At {
             key: self.key,
-            split: Split::Never,
+            split: Split::ByStart,
             direction: Some(self.dir),
             ts: None,
             line: line.number,
@@ -344,9 +344,11 @@ mod tests {
         let Record::Frame(f) = &p.records[1] else {
             panic!()
         };
+        // A new session at each client→server initialize (a tee appended to
+        // by a restarted server, `tee -a`, DESIGN.md rule 1).
         assert_eq!(
             (&*f.key, f.split, f.prov.file, f.ts),
-            ("x", Split::Never, 0, None)
+            ("x", Split::ByStart, 0, None)
         );
     }
 

@@ -117,8 +117,7 @@ pub type Micros = i64;
 /// How a session key may be split into several sessions (DESIGN.md rule 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
-    /// Never split (an envelope `session` value, an HTTP session, a
-    /// per-direction pair).
+    /// Never split (an envelope `session` value, an HTTP session).
     Never,
     /// A new session at a process-start line, or at a client→server
     /// `initialize` request (FORMATS.md §8.1 "Sessions").

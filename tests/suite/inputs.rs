@@ -1412,3 +1412,33 @@ fn a_cut_pair_half_and_a_cut_gzip_stream_have_lost_their_end() {
         s["findings"]
     );
 }
+
+#[test]
+fn a_tee_pair_appended_by_a_restarted_server_holds_one_session_per_run() {
+    // The healthy TS SDK tee pair of tests/data/real4/pair-progress written
+    // twice into the same two files (`tee -a`, the host restarting its
+    // server): two sessions, each as the pair alone (21 requests, 20
+    // answered, id 12 cancelled), no id_reused across them.
+    let dir = root().join("tests/data/real4/pair-progress");
+    let tmp = out_dir("tee-append-inputs");
+    std::fs::create_dir_all(&tmp).unwrap();
+    for half in ["client-to-server", "server-to-client"] {
+        let one = std::fs::read(dir.join(format!("ts-stdio.{half}.jsonl"))).unwrap();
+        std::fs::write(
+            tmp.join(format!("ta.{half}.jsonl")),
+            [one.clone(), one].concat(),
+        )
+        .unwrap();
+    }
+    let c2s = tmp.join("ta.client-to-server.jsonl");
+    let (code, err, s) = run(
+        "tee-append",
+        &[c2s.to_str().unwrap(), "--fail-on", "warning"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(s["totals"]["sessions"], 2);
+    assert_eq!(totals(&s), (42, 14, 40));
+    assert_eq!(s["totals"]["pairs"], 40);
+    assert_eq!(s["findings_by_kind"]["id_reused"], 0);
+    assert_eq!(s["findings_by_kind"]["cancelled_request"], 2);
+}
