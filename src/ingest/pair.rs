@@ -16,9 +16,8 @@ use super::input::Input;
 use super::lines::{Line, Lines};
 use super::sink::{At, LineReader, LineSink, read_lines};
 use crate::diag::Diagnostic;
-use crate::record::{
-    Direction, Id, Kind, Member, Message, Parsed, Payload, Record, Split, ValidId,
-};
+use crate::record::id::LooseKey;
+use crate::record::{Direction, Id, Kind, Member, Message, Parsed, Payload, Record, Split};
 
 /// The dialect's name (`Parsed.dialect`).
 pub(crate) const NAME: &str = "pair";
@@ -53,14 +52,14 @@ pub fn partner_path(path: &str) -> Option<String> {
 
 /// One request of a line: its valid id (if any) and the
 /// `_meta.progressToken` it names (if any).
-type Named = (Option<ValidId>, Option<Id>);
+type Named = (Option<LooseKey>, Option<Id>);
 
 /// One line of a half, with its requests, the valid ids of its responses
 /// and the tokens of its `notifications/progress`.
 struct Item {
     record: Record,
     requests: Vec<Named>,
-    responses: Vec<ValidId>,
+    responses: Vec<LooseKey>,
     progress: Vec<Id>,
 }
 
@@ -75,12 +74,15 @@ impl Item {
         let Record::Frame(f) = &item.record else {
             return item;
         };
+        // Valid ids, compared as pairing falls back to (DESIGN.md rule 5):
+        // a response `"3"` to request 3 waits for it too.
+        let key = |m: &Message| m.id.valid().and_then(|_| m.id.loose());
         let mut add = |m: &Message| match m.kind {
             Kind::Request => {
-                let named = (m.id.valid(), m.progress_token().cloned());
+                let named = (key(m), m.progress_token().cloned());
                 item.requests.push(named);
             }
-            Kind::Response => item.responses.extend(m.id.valid()),
+            Kind::Response => item.responses.extend(key(m)),
             Kind::Notification if m.method.as_deref() == Some("notifications/progress") => {
                 item.progress.extend(m.progress_token().cloned())
             }
@@ -147,11 +149,11 @@ fn add<K: Eq + std::hash::Hash>(t: &mut Tally<K>, dir: Direction, k: K, by: i32)
 #[derive(Default)]
 struct Merge {
     /// Requests with a valid id still to come.
-    to_come: Tally<ValidId>,
+    to_come: Tally<LooseKey>,
     /// The tokens of each request read and not yet answered, by its id
     /// (`None` for one naming no token), oldest first: their number is
     /// the pending count.
-    pending: HashMap<(Direction, ValidId), VecDeque<Option<Id>>>,
+    pending: HashMap<(Direction, LooseKey), VecDeque<Option<Id>>>,
     /// Progress tokens named by requests still to come.
     tokens_to_come: Tally<Id>,
     /// Progress tokens named by requests read and not yet answered (or
@@ -177,7 +179,7 @@ impl Merge {
         m
     }
 
-    fn pending(&self, dir: Direction, id: &ValidId) -> bool {
+    fn pending(&self, dir: Direction, id: &LooseKey) -> bool {
         self.pending
             .get(&(dir, id.clone()))
             .is_some_and(|q| !q.is_empty())
@@ -232,7 +234,7 @@ impl Merge {
 
 /// Parses a per-direction pair (FORMATS.md §8.3.8): either half may be
 /// missing. Records come in the causal merge order of steps 1–4; every
-/// frame has key `name` and [`Split::Never`], and its provenance names its
+/// frame has key `name` and [`Split::ByStart`], and its provenance names its
 /// own half's file and line.
 pub fn parse(c2s: Option<Input<'_>>, s2c: Option<Input<'_>>, name: &str) -> Parsed {
     let mut out = Parsed {
@@ -331,6 +333,17 @@ mod tests {
     const RES1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
     const RES2: &str = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
     const NOTE: &str = r#"{"jsonrpc":"2.0","method":"notifications/message"}"#;
+
+    /// A response whose id is its request's in another form (`"2"` for 2)
+    /// waits for that request too, so pairing sees it after the request
+    /// (`id_type_changed`, DESIGN.md rule 5), not before it (an unknown
+    /// id, then a missing response: a second fresh user's faulty server).
+    #[test]
+    fn a_response_in_another_id_form_waits_for_its_request() {
+        let res2 = r#"{"jsonrpc":"2.0","id":"2","result":{}}"#;
+        let p = run(&format!("{REQ1}\n{REQ2}\n"), &format!("{RES1}\n{res2}\n"));
+        assert_eq!(order(&p), ["c1", "s1", "c2", "s2"]);
+    }
 
     #[test]
     fn responses_wait_for_their_requests() {
