@@ -230,7 +230,7 @@ fn stream_blocks(
     problems.extend(walked.errors);
     let mut l = loaded(display, reader.bytes, parsed, problems, fatal);
     l.info.exact_offsets = exact_offsets;
-    if damaged || reader.last_byte.is_some_and(|b| b != b'\n' && b != b'\r') {
+    if damaged || reader.last_byte.is_some_and(|b| !is_line_end(b)) {
         l.info.cut_file = Some(l.info.file.clone());
     }
     l.info.sessions = walked
@@ -539,7 +539,12 @@ fn load_pair(name: &str, c2s: &Path, s2c: &Path, file_index: u32) -> Loaded {
 
 /// Whether a text ends inside a line (no line end after its last one).
 fn ends_inside_line(text: &str) -> bool {
-    !text.is_empty() && !text.ends_with(['\n', '\r'])
+    text.as_bytes().last().is_some_and(|&b| !is_line_end(b))
+}
+
+/// A byte that ends a line (`\n`, or `\r` of a CR-only log).
+fn is_line_end(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
 }
 
 /// Both halves of a pair (`None` when absent or unreadable), the error

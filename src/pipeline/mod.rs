@@ -510,18 +510,19 @@ fn end_missing(
                 && f.location == q.loc
         }) {
             f.gap = true;
-            f.detail = match why {
-                EndWhy::Rotated => format!(
-                    "{what} {} has no response in the capture, but {} is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it",
-                    q.id.json_text(),
-                    end.1
-                ),
-                EndWhy::Cut => format!(
-                    "{what} {} has no response in the capture, but {} {CUT}: the log goes on past its end (a capture gap), and its answer may be there",
-                    q.id.json_text(),
-                    end.1
+            let gap = match why {
+                EndWhy::Rotated => {
+                    "is a rotated file and the newer file(s) of its log were not given: the log goes on there (a capture gap), and its answer may be in it"
+                }
+                EndWhy::Cut => &format!(
+                    "{CUT}: the log goes on past its end (a capture gap), and its answer may be there"
                 ),
             };
+            f.detail = format!(
+                "{what} {} has no response in the capture, but {} {gap}",
+                q.id.json_text(),
+                end.1
+            );
             explained = true;
         }
     }
